@@ -1,0 +1,45 @@
+"""Workspace-wide pytest options shared by every package's test suite.
+
+``--device`` and ``--dtype`` select the point of the device x dtype matrix a
+test run covers (nox passes them); tests receive them through the ``device``
+and ``dtype`` fixtures instead of mutating torch's global defaults.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+_DTYPES = {"float64": torch.float64, "float32": torch.float32}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("neml2")
+    group.addoption("--device", default="cpu", help="torch device the tests run on (cpu, cuda, cuda:N)")
+    group.addoption("--dtype", default="float64", choices=sorted(_DTYPES), help="floating dtype under test")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    device = str(config.getoption("--device"))
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise pytest.UsageError(f"--device {device} requested but no CUDA device was found")
+
+
+@pytest.fixture(scope="session")
+def device(request: pytest.FixtureRequest) -> torch.device:
+    """The device under test."""
+    return torch.device(str(request.config.getoption("--device")))
+
+
+@pytest.fixture(scope="session")
+def dtype(request: pytest.FixtureRequest) -> torch.dtype:
+    """The floating dtype under test."""
+    return _DTYPES[str(request.config.getoption("--dtype"))]
+
+
+@pytest.fixture(scope="session")
+def ci() -> bool:
+    """True when running under CI (more examples for property tests)."""
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
