@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import torch
 import torch.utils._pytree as pytree
@@ -101,3 +103,63 @@ def test_pytree() -> None:
     assert len(leaves) == 1
     back = pytree.tree_unflatten(leaves, spec)
     assert type(back) is Tensor and back.batch_ndim == 0
+
+
+def _f(v: torch.Tensor) -> torch.Tensor:
+    """A nonlinear map R^6 -> R^6 (independent reference for the Jacobian tests)."""
+    out: torch.Tensor = v * torch.linalg.vector_norm(v, dim=-1, keepdim=True)
+    return out + torch.sin(v).flip(-1)
+
+
+def test_fold_preserving_k_into_base_gives_jacobian_blocks(
+    dtype: torch.dtype, tol: dict[str, Any]
+) -> None:
+    x = torch.rand(3, 2, 6, dtype=dtype)  # batch (3,), sub (2,), base (6,)
+    seeds = torch.eye(6, dtype=dtype).reshape(6, 1, 1, 6).expand(6, 3, 2, 6)
+
+    def push(d: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = torch.func.jvp(_f, (x,), (d,))[1]
+        return out
+
+    tang = torch.func.vmap(push)(seeds)  # (K, B, S, 6)
+    t = Tensor(tang, batch_ndim=1, sub_batch_ndim=1, k_ndim=1)
+    J = t.fold_preserving()
+    assert (J.k_ndim, J.batch_ndim, J.sub_batch_ndim, J.base_shape) == (0, 1, 1, (6, 6))
+    want = torch.func.vmap(torch.func.vmap(torch.func.jacrev(_f)))(x)
+    torch.testing.assert_close(J.data, want, **tol)
+    # equation-system block (*B, *S, m, n) contracts with a direction like the jvp
+    dx = torch.rand(3, 2, 6, dtype=dtype)
+    Jv = J @ Tensor(dx, batch_ndim=1, sub_batch_ndim=1)
+    torch.testing.assert_close(Jv.data, torch.func.jvp(_f, (x,), (dx,))[1], **tol)
+    # K reshaped into an input base shape, e.g. (2, 3)
+    R = t.fold_preserving(shape=(2, 3))
+    assert R.base_shape == (6, 2, 3) and R.sub_batch_shape == (2,)
+    torch.testing.assert_close(R.data, want.reshape(3, 2, 6, 2, 3), **tol)
+
+
+def test_fold_preserving_several_k_axes_and_into_batch() -> None:
+    d = torch.rand(2, 1, 4, 3, 5, dtype=torch.float64)  # K (2, 1) [size-1 paired], B, S, base
+    t = Tensor(d, batch_ndim=1, sub_batch_ndim=1, k_ndim=2)
+    f = t.fold_preserving()
+    assert f.shape == (4, 3, 5, 2, 1) and f.sub_batch_ndim == 1 and f.base_ndim == 3
+    for k in range(2):
+        torch.testing.assert_close(f.data[..., k, 0], d[k, 0])
+    b = t.fold_preserving(into="batch")
+    assert (b.k_ndim, b.batch_shape, b.sub_batch_shape, b.base_shape) == (0, (2, 1, 4), (3,), (5,))
+    assert b.data.data_ptr() == d.data_ptr()
+    assert t.fold_preserving(into="batch", shape=(2,)).batch_shape == (2, 4)
+    plain = Tensor(torch.rand(4, 5, dtype=torch.float64), batch_ndim=1)
+    assert plain.fold_preserving(shape=(1,)).base_shape == (5, 1)
+    with pytest.raises(ValueError, match=r"shape \(3,\) does not hold the K shape \(2, 1\)"):
+        t.fold_preserving(shape=(3,))
+    with pytest.raises(ValueError, match="into must be 'base' or 'batch'"):
+        t.fold_preserving(into="sub")
+
+
+def test_fold_preserving_of_a_typed_tangent() -> None:
+    C = nt.SSR4.isotropic_E_nu(200.0, 0.3)
+    x = SR2(torch.rand(4, 6, dtype=torch.float64))
+    t = C @ nt.identity_seed(x)  # tangent of the linear map, K = 6
+    J = Tensor.from_typed(t).fold_preserving()
+    assert (J.batch_shape, J.base_shape) == ((4,), (6, 6))
+    torch.testing.assert_close(J.data, C.data.expand(4, 6, 6))

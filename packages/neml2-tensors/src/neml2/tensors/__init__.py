@@ -9,6 +9,18 @@ from __future__ import annotations
 from neml2.tensors.__about__ import (
     __version__ as __version__,
 )
+from neml2.tensors._ad_safe import (
+    safe_exp as safe_exp,
+)
+from neml2.tensors._ad_safe import (
+    safe_reciprocal as safe_reciprocal,
+)
+from neml2.tensors._ad_safe import (
+    safe_sqrt as safe_sqrt,
+)
+from neml2.tensors._ad_safe import (
+    safe_tanh as safe_tanh,
+)
 from neml2.tensors._algebra import (
     cross as cross,
 )
@@ -146,6 +158,9 @@ from neml2.tensors._exp_map import (
 )
 from neml2.tensors._interpolation import (
     bilinear_interpolation as bilinear_interpolation,
+)
+from neml2.tensors._interpolation import (
+    bilinear_interpolation_mixed_derivative as bilinear_interpolation_mixed_derivative,
 )
 from neml2.tensors._interpolation import (
     bilinear_interpolation_slopes as bilinear_interpolation_slopes,
@@ -329,6 +344,7 @@ __all__ = [
     "asin",
     "atan",
     "bilinear_interpolation",
+    "bilinear_interpolation_mixed_derivative",
     "bilinear_interpolation_slopes",
     "cat",
     "clamp",
@@ -387,6 +403,10 @@ __all__ = [
     "reciprocal",
     "rotate",
     "rotation_matrix",
+    "safe_exp",
+    "safe_reciprocal",
+    "safe_sqrt",
+    "safe_tanh",
     "shadow",
     "sign",
     "sin",

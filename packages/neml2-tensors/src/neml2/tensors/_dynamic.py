@@ -326,6 +326,42 @@ class Tensor:
         s0 = t.k_ndim + t.batch_ndim
         return t._like(t.data.flatten(s0, s0 + 1))
 
+    def fold_preserving(self, into: str = "base", shape: Sequence[int] | None = None) -> Tensor:
+        """Fold the K (seed-direction) axes into another region; batch, sub-batch and base keep
+        their order, sizes and meaning.
+
+        * ``into="base"`` (Jacobian blocks): ``(*K, *B, *S, *b) → (*B, *S, *b, *shape)``. The K
+          axes become trailing base axes, i.e. the columns of ``∂out/∂in``: pushing an identity
+          seed of input ``x`` (``K = prod(x.base)``) through a model and folding with
+          ``shape = x.base`` gives the block ``(*B, *S, *out_base, *in_base)`` of
+          ``Model.jacobian``; ``flatten_base()`` first gives the equation-system block
+          ``(*B, *S, m, n)``.
+        * ``into="batch"``: ``(*K, *B, *S, *b) → (*shape, *B, *S, *b)`` with the former K axes
+          counted as leading batch axes (no data movement), e.g. to hand K right-hand sides to
+          batched linear algebra.
+
+        ``shape`` (default: the K shape) reshapes the folded axes; its product must equal
+        ``prod(K)``. K axes paired with sub axes (per-site seeds, stored with size 1) fold as they
+        are stored, so the result holds the per-site diagonal blocks with ``S`` untouched.
+        """
+        kshape = self.k_shape
+        target = kshape if shape is None else tuple(int(n) for n in shape)
+        if math.prod(target) != math.prod(kshape):
+            raise ValueError(
+                f"Tensor.fold_preserving: shape {target} does not hold the K shape {kshape}"
+            )
+        k = self.k_ndim
+        if into == "batch":
+            d = self.data.reshape(*target, *self.data.shape[k:])
+            return Tensor._wrap(d, len(target) + self.batch_ndim, self.sub_batch_ndim, 0)
+        if into != "base":
+            raise ValueError(
+                f"Tensor.fold_preserving: into must be 'base' or 'batch', got {into!r}"
+            )
+        d = self.data.movedim(tuple(range(k)), tuple(range(-k, 0))) if k else self.data
+        d = d.reshape(*d.shape[: d.dim() - k], *target)
+        return Tensor._wrap(d, self.batch_ndim, self.sub_batch_ndim, 0)
+
     def __getitem__(self, key: Any) -> Tensor:
         raise TypeError(
             "Tensor: index a region view instead (t.batch[...], t.sub_batch[...], t.base[...])"

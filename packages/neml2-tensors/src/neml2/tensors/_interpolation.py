@@ -160,3 +160,16 @@ def bilinear_interpolation_slopes(
     s1 = (c1 + c12 * _pad(eta, nb)) / _pad(d[0], nb)
     s2 = (c2 + c12 * _pad(xi, nb)) / _pad(d[1], nb)
     return type(Y)._wrap(s1, sub), type(Y)._wrap(s2, sub)
+
+
+def bilinear_interpolation_mixed_derivative(
+    x1: Scalar, x2: Scalar, X1: Scalar, X2: Scalar, Y: Y_
+) -> Y_:
+    """``∂²y/∂x1∂x2 = (Y11 − Y10 − Y01 + Y00)/(ΔX1 ΔX2)`` of the active cell.
+
+    Constant within a cell; the pure second derivatives ``∂²y/∂x1²``, ``∂²y/∂x2²`` are 0.
+    """
+    _, _, _, c12, _, _, d, sub = _bilinear(
+        x1, x2, X1, X2, Y, "bilinear_interpolation_mixed_derivative"
+    )
+    return type(Y)._wrap(c12 / _pad(d[0] * d[1], Y.BASE_NDIM), sub)
