@@ -1,0 +1,405 @@
+"""Developer and CI sessions of the neml2 monorepo (``nox -l`` lists them).
+
+Most sessions run in the dev venv ``.venv`` that ``setup.sh`` creates (``venv_backend="none"``,
+tools called as ``sys.executable -m ...``), so torch is installed once. ``deploy``, ``cpp`` and
+``compat`` need fresh environments: they create them under ``.nox/`` and install the wheels
+``build`` left in ``dist/``.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import nox
+import tomllib
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parent
+DIST = ROOT / "dist"
+CONSTRAINTS = ROOT / "constraints" / "dev.txt"
+TORCH = "torch==2.13.0"
+
+# distribution -> (package folder, import sub-package under neml2/)
+PACKAGES: dict[str, tuple[str, str]] = {
+    "neml2-tensors": ("packages/neml2-tensors", "tensors"),
+    "neml2-hit": ("packages/neml2-hit", "hit"),
+    "neml2-models": ("packages/neml2-models", "models"),
+    "neml2-aoti": ("packages/neml2-aoti", "aoti"),
+    "neml2-eager-cpp": ("packages/neml2-eager-cpp", "eager"),
+}
+DTYPE_INDEPENDENT = {"neml2-hit"}
+NAMESPACE_OWNER = "neml2-models"
+DEMO_INPUT = ROOT / "examples" / "elasticity.i"
+
+nox.options.default_venv_backend = "none"
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.error_on_missing_interpreters = True
+
+
+def _python(session: nox.Session, *args: str) -> None:
+    """Run the dev venv's interpreter (the one running nox) with args."""
+    session.run(sys.executable, *args, external=True)
+
+
+def _pytest(session: nox.Session, name: str, device: str, dtype: str) -> None:
+    """One package's pytest at one (device, dtype) point of the matrix."""
+    tests = ROOT / PACKAGES[name][0] / "tests"
+    if not any(tests.glob("**/test_*.py")):
+        session.log(f"{name}: no tests yet")
+        return
+    session.log(f"{name}: pytest --device {device} --dtype {dtype}")
+    args = ["-m", "pytest", str(tests.relative_to(ROOT)), "-q", "-n", "2"]
+    _python(session, *args, "--device", device, "--dtype", dtype, *session.posargs)
+
+
+def _matrix(session: nox.Session, device: str, dtypes: list[str]) -> None:
+    """Run every package over device x dtypes; fail at the end, naming every failed point."""
+    failed = []
+    for dtype in dtypes:
+        for name in PACKAGES:
+            if name in DTYPE_INDEPENDENT and dtype != dtypes[0]:
+                continue
+            try:
+                _pytest(session, name, device, dtype)
+            except nox.command.CommandFailed:
+                failed.append(f"{name} ({device}, {dtype})")
+    if failed:
+        session.error(f"tests failed: {', '.join(failed)}")
+
+
+@nox.session(python=False)
+def tests(session: nox.Session) -> None:
+    """Every package's pytest over cpu x {float64, float32} (neml2-hit once)."""
+    _matrix(session, "cpu", ["float64", "float32"])
+
+
+@nox.session(python=False, default=False, tags=["gpu"])
+def gpu(session: nox.Session) -> None:
+    """The test matrix on cuda; fails (never skips) when no CUDA device is present."""
+    probe = "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
+    if subprocess.run([sys.executable, "-c", probe], check=False).returncode != 0:
+        session.error(
+            "no CUDA device was found: the gpu session needs a GPU (torch.cuda.is_available() is False)"
+        )
+    _matrix(session, "cuda", ["float64", "float32"])
+
+
+@nox.session(python=False)
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check over the repository."""
+    _python(session, "-m", "ruff", "check", ".")
+    _python(session, "-m", "ruff", "format", "--check", ".")
+
+
+@nox.session(python=False)
+def typecheck(session: nox.Session) -> None:
+    """mypy over every package's sources (root config: mypy_path + explicit bases)."""
+    args = [arg for _, sub in PACKAGES.values() for arg in ("-p", f"neml2.{sub}")]
+    _python(session, "-m", "mypy", *args, *session.posargs)
+
+
+def _wheel(name: str) -> Path:
+    wheels = sorted(DIST.glob(f"{name.replace('-', '_')}-*.whl"))
+    if not wheels:
+        raise FileNotFoundError(f"no {name} wheel in {DIST}; run `nox -s build` first")
+    return wheels[-1]
+
+
+def _check_wheel(name: str, wheel: Path) -> list[str]:
+    """Problems of one wheel: namespace ownership, py.typed, C++ payload."""
+    sub = PACKAGES[name][1]
+    files = set(zipfile.ZipFile(wheel).namelist())
+    problems = []
+    owns_init = "neml2/__init__.py" in files
+    if owns_init != (name == NAMESPACE_OWNER):
+        problems.append(f"{wheel.name}: neml2/__init__.py {'present' if owns_init else 'missing'}")
+    if f"neml2/{sub}/py.typed" not in files:
+        problems.append(f"{wheel.name}: neml2/{sub}/py.typed missing")
+    if "neml2/py.typed" in files:
+        problems.append(f"{wheel.name}: ships a shared neml2/py.typed")
+    expected = {
+        "neml2-aoti": [
+            "neml2/lib/libneml2.so",
+            "neml2/share/cmake/neml2/neml2Config.cmake",
+            "neml2/include/neml2/csrc/aoti/Exception.h",
+            "neml2/aoti/_aoti.pyi",
+        ],
+        "neml2-eager-cpp": [
+            "neml2/lib/libneml2_eager.so",
+            "neml2/share/cmake/neml2_eager/neml2_eagerConfig.cmake",
+            "neml2/include/neml2/csrc/eager/python.h",
+        ],
+    }.get(name, [])
+    problems += [f"{wheel.name}: {f} missing" for f in expected if f not in files]
+    if name == "neml2-eager-cpp" and "neml2/lib/libneml2.so" in files:
+        problems.append(f"{wheel.name}: bundles libneml2.so (it belongs to neml2-aoti)")
+    return problems
+
+
+@nox.session(python=False)
+def build(session: nox.Session) -> None:
+    """Wheels of all five packages into dist/, then check their namespace and py.typed layout."""
+    DIST.mkdir(exist_ok=True)
+    for old in DIST.glob("neml2_*.whl"):
+        old.unlink()
+    for folder, _ in PACKAGES.values():
+        _python(session, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(DIST), folder)
+    problems = [p for name in PACKAGES for p in _check_wheel(name, _wheel(name))]
+    if problems:
+        session.error("wheel layout problems:\n  " + "\n  ".join(problems))
+    session.log(f"{len(PACKAGES)} wheels OK in {DIST}")
+
+
+def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
+    """A new venv at path with torch (pinned) and the given requirements; returns its python."""
+    if path.exists():
+        shutil.rmtree(path)
+    _python(session, "-m", "venv", str(path))
+    python = path / "bin" / "python"
+    session.run(
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "-c",
+        str(CONSTRAINTS),
+        TORCH,
+        *requirements,
+        external=True,
+    )
+    return python
+
+
+DEPLOY_CHECK = """
+import importlib.util, sys
+from neml2.aoti import ConvergenceError, FatalError, canonicalize_inputs
+from neml2.aoti import _local_errors
+assert issubclass(ConvergenceError, RuntimeError)
+assert ConvergenceError is _local_errors.ConvergenceError, ConvergenceError
+for absent in ("neml2.models", "neml2.hit", "neml2.tensors", "neml2.solvers"):
+    try:
+        __import__(absent)
+    except ImportError:
+        continue
+    sys.exit(f"{absent} is importable in the runtime-only environment")
+print("runtime-only neml2-aoti OK:", ConvergenceError)
+"""
+
+
+@nox.session(python=False)
+def deploy(session: nox.Session) -> None:
+    """Fresh venv with only torch + the neml2-aoti wheel: the runtime imports, nothing else does."""
+    python = _fresh_venv(session, ROOT / ".nox" / "deploy-env", str(_wheel("neml2-aoti")))
+    session.run(str(python), "-c", DEPLOY_CHECK, external=True)
+
+
+def _tool(name: str) -> str:
+    """A build tool from the dev venv (cmake, ctest, ninja come from PyPI), else from PATH."""
+    return shutil.which(name, path=str(Path(sys.executable).parent)) or name
+
+
+def _cmake_ctest(
+    session: nox.Session, source: Path, build_dir: Path, python: Path, prefixes: list[str]
+) -> None:
+    """Configure, build and ctest one C++ project against installed packages."""
+    session.run(
+        _tool("cmake"), "-S", str(source), "-B", str(build_dir), "-G", "Ninja",
+        f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", f"-DPython3_EXECUTABLE={python}",
+        f"-DCMAKE_PREFIX_PATH={';'.join(prefixes)}", external=True,
+    )  # fmt: skip
+    session.run(_tool("cmake"), "--build", str(build_dir), external=True)
+    session.run(
+        _tool("ctest"),
+        "--test-dir",
+        str(build_dir),
+        "--output-on-failure",
+        "-j",
+        "2",
+        external=True,
+    )
+
+
+@nox.session(python=False)
+def cpp(session: nox.Session) -> None:
+    """C++ tests (ctest) and a find_package(neml2) downstream project against installed wheels."""
+    env_dir = ROOT / ".nox" / "cpp-env"
+    python = _fresh_venv(session, env_dir, *(str(_wheel(name)) for name in PACKAGES))
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['platlib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    prefix = str(Path(site) / "neml2")
+    build_root = ROOT / ".nox" / "cpp-build"
+    aoti = ROOT / PACKAGES["neml2-aoti"][0] / "tests"
+    eager = ROOT / PACKAGES["neml2-eager-cpp"][0] / "tests"
+    _cmake_ctest(session, aoti / "cpp", build_root / "aoti", python, [prefix])
+    _cmake_ctest(session, aoti / "downstream", build_root / "downstream", python, [prefix])
+    _cmake_ctest(session, eager / "cpp", build_root / "eager", python, [prefix])
+
+
+def _read_at(path: str, commit: str | None) -> str:
+    """A repository file at a commit, or in the working tree when commit is None."""
+    if commit is None:
+        return (ROOT / path).read_text()
+    return subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:{path}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def _siblings(name: str, commit: str | None) -> dict[str, SpecifierSet]:
+    """The sibling requirements (runtime dependencies) of a package at a commit."""
+    project = tomllib.loads(_read_at(f"{PACKAGES[name][0]}/pyproject.toml", commit))["project"]
+    reqs = [Requirement(r) for r in project.get("dependencies", [])]
+    return {r.name: r.specifier for r in reqs if r.name in PACKAGES}
+
+
+def _versions(name: str) -> dict[Version, str | None]:
+    """Every version of a package in git history -> the newest commit carrying it.
+
+    A version still in the working tree maps to None (its current state, built by ``build``).
+    """
+    folder, sub = PACKAGES[name]
+    about = f"{folder}/src/neml2/{sub}/__about__.py"
+    log = subprocess.run(
+        ["git", "-C", str(ROOT), "log", "--format=%H", "--", about],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    found: dict[Version, str | None] = {}
+    for commit in log:  # newest first
+        match = re.search(r'__version__\s*=\s*"([^"]+)"', _read_at(about, commit))
+        if match:
+            found.setdefault(Version(match.group(1)), commit)
+    current = re.search(r'__version__\s*=\s*"([^"]+)"', _read_at(about, None))
+    if current:
+        found[Version(current.group(1))] = None
+    return found
+
+
+def plan_lowest(name: str) -> dict[str, tuple[Version, str | None]]:
+    """The lowest sibling versions the ranges of ``name`` (and, transitively, theirs) allow."""
+    constraints: dict[str, SpecifierSet] = dict(_siblings(name, None))
+    plan: dict[str, tuple[Version, str | None]] = {}
+    for _ in range(len(PACKAGES) + 1):
+        changed = False
+        for sibling, spec in list(constraints.items()):
+            history = _versions(sibling)
+            allowed = sorted(v for v in history if v in spec)
+            if not allowed:
+                raise ValueError(
+                    f"{name}: no version of {sibling} in git history satisfies '{spec}'"
+                )
+            choice = (allowed[0], history[allowed[0]])
+            if plan.get(sibling) != choice:
+                plan[sibling], changed = choice, True
+                for dep, dep_spec in _siblings(sibling, choice[1]).items():
+                    if dep != name:
+                        constraints[dep] = constraints.get(dep, SpecifierSet()) & dep_spec
+        if not changed:
+            return plan
+    raise RuntimeError(f"{name}: sibling constraints did not settle")
+
+
+@nox.session(python=False)
+def compat(session: nox.Session) -> None:
+    """Each package's tests with its siblings at the lowest versions its ranges allow."""
+    base = ROOT / ".nox" / "compat-base"
+    base_python = _fresh_venv(
+        session, base, "pytest", "pytest-xdist", "hypothesis", "numpy", "scipy"
+    )
+    base_site = subprocess.run(
+        [str(base_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="neml2-compat-") as tmp:
+        for name in PACKAGES:
+            try:
+                _compat_one(session, name, base_python, base_site, Path(tmp))
+            except nox.command.CommandFailed:
+                failed.append(name)
+    if failed:
+        session.error(f"compat failed for: {', '.join(failed)}")
+
+
+def _compat_one(
+    session: nox.Session, name: str, base_python: Path, base_site: str, tmp: Path
+) -> None:
+    """Install one package's wheel with its lowest siblings in a fresh venv; run its tests."""
+    plan = plan_lowest(name)
+    if not plan:
+        session.log(f"{name}: no sibling requirements")
+        return
+    wheels = [_wheel(name)]
+    for sibling, (version, commit) in plan.items():
+        session.log(f"{name}: {sibling}=={version} ({commit or 'working tree'})")
+        wheels.append(
+            _wheel(sibling) if commit is None else _build_at(session, sibling, commit, tmp)
+        )
+    venv = tmp / f"venv-{name}"
+    _python(session, "-m", "venv", "--without-pip", str(venv))
+    # Reuse torch and the test tools of the base venv instead of reinstalling them: symlinks keep
+    # the wheel layout (the C++ libraries find torch/lib through $ORIGIN-relative rpaths).
+    site = next((venv / "lib").glob("python*/site-packages"))
+    for entry in Path(base_site).iterdir():
+        if not (site / entry.name).exists():
+            (site / entry.name).symlink_to(entry)
+    py = str(venv / "bin" / "python")
+    pip = [str(base_python), "-m", "pip", "--python", py]
+    session.run(*pip, "install", "-q", "--no-deps", *map(str, wheels), external=True)
+    session.run(*pip, "check", external=True)
+    tests_dir = ROOT / PACKAGES[name][0] / "tests"
+    if any(tests_dir.glob("**/test_*.py")):
+        pytest = [py, "-m", "pytest", str(tests_dir), "-q", "-n", "2", "-p", "no:cacheprovider"]
+        session.run(*pytest, external=True)
+
+
+def _build_at(session: nox.Session, name: str, commit: str, tmp: Path) -> Path:
+    """Build the wheel of one package from a past commit (git archive into a temp dir)."""
+    folder = PACKAGES[name][0]
+    src = tmp / f"src-{name}-{commit[:10]}"
+    src.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit, folder], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+    out = tmp / f"dist-{name}-{commit[:10]}"
+    _python(
+        session, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(src / folder)
+    )
+    return next(out.glob("*.whl"))
+
+
+@nox.session(python=False)
+def demo(session: nox.Session) -> None:
+    """The main job: parse an example HIT input file and print its tree."""
+    _python(session, "-m", "neml2.hit", str(DEMO_INPUT.relative_to(ROOT)), *session.posargs)
+
+
+@nox.session(python=False)
+def bench(session: nox.Session) -> None:
+    """Run every bench/bench_*.py (posargs such as --quick are forwarded); fail if any fails."""
+    scripts = sorted((ROOT / "bench").glob("bench_*.py"))
+    if not scripts:
+        session.log("no bench/bench_*.py scripts yet")
+    failed = []
+    for script in scripts:
+        try:
+            _python(session, str(script.relative_to(ROOT)), *session.posargs)
+        except nox.command.CommandFailed:
+            failed.append(script.name)
+    if failed:
+        session.error(f"benchmarks failed: {', '.join(failed)}")

@@ -1,0 +1,132 @@
+// pybind11 module neml2.aoti._aoti: the Python face of libneml2.so.
+//
+// Built against torch's bundled pybind11 and linked to libtorch_python, so at::Tensor,
+// at::Device and at::ScalarType cross the boundary through torch's own casters.
+//
+// Exception translation: neml2::aoti::ConvergenceError (and a recoverable AggregateError) raise
+// the single Python ConvergenceError class chosen by neml2.aoti._errors; every other neml2
+// exception raises neml2.aoti.FatalError. Both are RuntimeError subclasses.
+#include <torch/csrc/utils/pybind.h>
+
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/canonical.h"
+#include "neml2/csrc/aoti/env.h"
+#include "neml2/csrc/aoti/guard.h"
+
+namespace py = pybind11;
+using namespace neml2::aoti;
+
+namespace
+{
+// Owned references kept for the life of the process (the module is never unloaded).
+PyObject * convergence_error_type = nullptr;
+PyObject * fatal_error_type = nullptr;
+
+void
+raise_convergence(const char * message, const ConvergenceError * source)
+{
+  py::object exc = py::reinterpret_borrow<py::object>(convergence_error_type)(message);
+  if (source && source->has_failure_data())
+  {
+    exc.attr("converged_mask") = py::cast(source->converged_mask());
+    exc.attr("unknowns") = py::cast(source->unknowns());
+  }
+  PyErr_SetObject(convergence_error_type, exc.ptr());
+}
+
+void
+translate(std::exception_ptr p)
+{
+  try
+  {
+    if (p)
+      std::rethrow_exception(p);
+  }
+  catch (const ConvergenceError & e)
+  {
+    raise_convergence(e.what(), &e);
+  }
+  catch (const Exception & e)
+  {
+    if (e.recoverable())
+      raise_convergence(e.what(), nullptr);
+    else
+      PyErr_SetString(fatal_error_type, e.what());
+  }
+}
+
+[[noreturn]] void
+throw_for_test(const std::string & kind,
+               const std::string & message,
+               const std::optional<at::Tensor> & converged_mask,
+               const std::optional<at::Tensor> & unknowns)
+{
+  if (kind == "fatal")
+    throw FatalError(message);
+  if (kind == "convergence" && converged_mask && unknowns)
+    throw ConvergenceError(message, *converged_mask, *unknowns);
+  if (kind == "convergence")
+    throw ConvergenceError(message);
+  if (kind == "aggregate")
+    throw AggregateError({std::make_exception_ptr(ConvergenceError(message)),
+                          std::make_exception_ptr(ConvergenceError(message))});
+  if (kind == "foreign")
+    guard("_throw", [&]() -> void { throw std::out_of_range(message); });
+  throw FatalError("_throw: unknown kind '" + kind +
+                   "' (expected fatal, convergence, aggregate or foreign)");
+}
+} // namespace
+
+PYBIND11_MODULE(_aoti, m)
+{
+  m.doc() = "Python bindings of libneml2.so (neml2 AOTI runtime)";
+  py::module_::import("torch");
+  auto errors = py::module_::import("neml2.aoti._errors");
+  convergence_error_type = py::object(errors.attr("ConvergenceError")).release().ptr();
+  fatal_error_type = py::object(errors.attr("FatalError")).release().ptr();
+  m.attr("ConvergenceError") = py::handle(convergence_error_type);
+  m.attr("FatalError") = py::handle(fatal_error_type);
+  py::register_exception_translator(&translate);
+
+  m.def(
+      "canonicalize_inputs",
+      [](const TensorMap & inputs,
+         const std::vector<std::string> & names,
+         const std::vector<std::vector<int64_t>> & base_shapes,
+         const at::Device & device,
+         at::ScalarType dtype)
+      {
+        auto result = guard("canonicalize_inputs",
+                            [&] { return canonicalize_inputs(inputs, names, base_shapes, device, dtype); });
+        return py::make_tuple(result.values, result.batch_shape);
+      },
+      py::arg("inputs"),
+      py::arg("names"),
+      py::arg("base_shapes"),
+      py::arg("device"),
+      py::arg("dtype"),
+      "Check and broadcast inputs to the canonical (*batch, *base) boundary; returns "
+      "(tensors, batch_shape).");
+  m.def(
+      "env_truthy",
+      [](const std::optional<std::string> & value)
+      { return env_truthy(value ? value->c_str() : nullptr); },
+      py::arg("value"),
+      "Whether an environment value counts as true (not unset, '', 0, false, no, off).");
+  m.def("capture_solve_failure",
+        &capture_solve_failure,
+        "Whether NEML2_CAPTURE_SOLVE_FAILURE is truthy.");
+  m.def("_throw",
+        &throw_for_test,
+        py::arg("kind"),
+        py::arg("message"),
+        py::arg("converged_mask") = py::none(),
+        py::arg("unknowns") = py::none(),
+        "Throw a C++ exception of the given kind to exercise the translator.");
+}

@@ -1,0 +1,20 @@
+"""neml2.aoti: the runtime of compiled (AOT Inductor) neml2 models.
+
+The heavy lifting lives in the C++ library ``libneml2.so`` (no Python inside); this package
+holds its pybind11 bindings and needs nothing but torch at runtime. ``ConvergenceError`` is the
+one recoverable error class shared with neml2-models (see :mod:`neml2.aoti._errors`).
+"""
+
+import torch as _torch  # loads libtorch before the extension module
+
+from neml2.aoti.__about__ import __version__ as __version__
+from neml2.aoti._aoti import canonicalize_inputs as canonicalize_inputs
+from neml2.aoti._aoti import capture_solve_failure as capture_solve_failure
+from neml2.aoti._aoti import env_truthy as env_truthy
+from neml2.aoti._errors import ConvergenceError as ConvergenceError
+from neml2.aoti._errors import FatalError as FatalError
+from neml2.aoti._paths import cmake_prefix_path as cmake_prefix_path
+from neml2.aoti._paths import include_dir as include_dir
+from neml2.aoti._paths import library_dir as library_dir
+
+del _torch

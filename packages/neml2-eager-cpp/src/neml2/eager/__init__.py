@@ -1,0 +1,10 @@
+"""neml2.eager: Python bridge of the eager C++ runtime ``libneml2_eager.so``.
+
+The C++ library embeds CPython and calls back into Python (``neml2::eager::call``); this
+package tells C++ build systems where the library, headers and CMake package live.
+"""
+
+from neml2.eager.__about__ import __version__ as __version__
+from neml2.eager._paths import cmake_prefix_path as cmake_prefix_path
+from neml2.eager._paths import include_dir as include_dir
+from neml2.eager._paths import library_dir as library_dir
