@@ -79,13 +79,14 @@ def generate(lines: int = LINES) -> str:
 
 
 def main() -> int:
+    runs = 3 if "--quick" in sys.argv[1:] else RUNS
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.i"
         text = generate()
         assert text.count("\n") == LINES
         path.write_text(text, encoding="utf-8")
         times = []
-        for _ in range(RUNS):
+        for _ in range(runs):
             start = time.perf_counter()
             root = parse_file(path)
             times.append(time.perf_counter() - start)

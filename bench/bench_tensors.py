@@ -101,7 +101,10 @@ def main() -> int:
     p.add_argument("--n", type=int, default=1_000_000)
     p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--gate", type=float, default=1.5)
+    p.add_argument("--quick", action="store_true", help="fewer repeats (same batch size)")
     args = p.parse_args()
+    if args.quick:
+        args.repeats = min(args.repeats, 5)
     torch.set_num_threads(1)
     torch.manual_seed(0)
     n = args.n

@@ -4,8 +4,55 @@ This ``__init__`` is owned by the ``neml2-models`` distribution. It keeps the
 ``neml2`` namespace open so that the sibling distributions (``neml2-tensors``,
 ``neml2-hit``, ``neml2-aoti``, ``neml2-eager-cpp``) contribute their
 sub-packages from other directories (editable installs included).
+
+The public API is imported lazily (module ``__getattr__``), so ``import neml2`` is cheap.
 """
 
 from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)
+
+import importlib as _importlib
+from typing import Any as _Any
+
+from neml2.models.__about__ import __version__ as __version__
+
+_LAZY: dict[str, str] = {
+    "allow_autograd": "neml2._guard",
+    "allow_einsum": "neml2._guard",
+    "Model": "neml2.models.model",
+    "ComposedModel": "neml2.models.composed",
+    "DependencyResolver": "neml2.models.resolver",
+    "ChainRuleDict": "neml2.models.chain_rule",
+    "ChainRuleAction": "neml2.models.chain_rule",
+    "TangentAction": "neml2.models.chain_rule",
+    "register_neml2_object": "neml2.factory",
+    "load_input": "neml2.factory",
+    "load_string": "neml2.factory",
+    "load_model": "neml2.factory",
+    "HitSchema": "neml2.schema",
+    "DenseLU": "neml2.solvers",
+    "SchurComplement": "neml2.solvers",
+    "Newton": "neml2.solvers",
+    "NewtonWithLineSearch": "neml2.solvers",
+    "NonlinearResult": "neml2.solvers",
+    "RetCode": "neml2.solvers",
+}
+_SUBMODULES = ("log", "types", "solvers", "es", "models", "factory", "schema", "tensors", "hit")
+
+__all__ = ["__version__", *_LAZY, "log"]
+
+
+def __getattr__(name: str) -> _Any:
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(_importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"neml2.{name}")
+    raise AttributeError(f"module 'neml2' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

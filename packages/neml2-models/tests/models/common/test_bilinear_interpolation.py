@@ -53,7 +53,9 @@ def _expected(
 # inside cells, outside the grid on each side, away from grid lines (finite differences)
 A = np.array([0.3, 1.7, 2.2, -0.6, 3.1, 0.8])
 B = np.array([-0.4, 0.3, 1.1, 2.6, -1.8, 0.2])
-CASES = [ModelCase(t, _hit(t, ORD[t]), {"a": A, "b": B}, _expected(t)) for t in BASES]
+CASES = [
+    ModelCase(t, _hit(t, ORD[t]), {"a": A, "b": B}, _expected(t), second_order=True) for t in BASES
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

@@ -8,9 +8,10 @@ the grid) with :math:`\xi = (x_1 - X_{1,i-1})/\Delta_1`, :math:`\eta = (x_2 - X_
 
 so :math:`\partial y/\partial x_1 = [(Y_{10} - Y_{00}) + c\,\eta]/\Delta_1` and
 :math:`\partial y/\partial x_2 = [(Y_{01} - Y_{00}) + c\,\xi]/\Delta_2` with
-:math:`c = Y_{11} - Y_{10} - Y_{01} + Y_{00}`. ``abscissa1``/``abscissa2`` (strictly
-increasing) carry their nodes on the last batch axis, ``ordinate`` on its last two batch axes
-``(N1, N2)``. The output is named after the block unless option ``output`` renames it.
+:math:`c = Y_{11} - Y_{10} - Y_{01} + Y_{00}`; the only non-zero second derivative is
+:math:`\partial^2 y/\partial x_1 \partial x_2 = c/(\Delta_1 \Delta_2)`.
+``abscissa1``/``abscissa2`` (strictly increasing) carry their nodes on the last batch axis,
+``ordinate`` on its last two batch axes ``(N1, N2)``. The output is named after the block unless option ``output`` renames it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from neml2._registry import register_neml2_object
 from neml2.models.common._interpolation_tables import check_abscissa, nodes, table
 from neml2.models.model import Model
 from neml2.schema import BLOCK_NAME, HitSchema, input, output, parameter
-from neml2.tensors import SR2, Scalar, Vec, bilinear_interpolation, bilinear_interpolation_slopes
+from neml2.tensors import (
+    SR2,
+    Scalar,
+    Vec,
+    bilinear_interpolation,
+    bilinear_interpolation_mixed_derivative,
+    bilinear_interpolation_slopes,
+)
 
 __all__ = ["BILINEAR_INTERPOLATIONS", "BilinearInterpolation", "make_bilinear_interpolation"]
 
@@ -46,15 +54,26 @@ class BilinearInterpolation(Model):
             table(self._get_param("ordinate"), 2),
         )
 
-    def forward(self, x1: Any, x2: Any, *, v: Any = None) -> Any:
-        """Interpolated value and (with ``v``) its tangents."""
+    SUPPORTS_SECOND_ORDER = True
+
+    def forward(self, x1: Any, x2: Any, *, v: Any = None, v2: Any = None, vh: Any = None) -> Any:
+        """Interpolated value and (with ``v``/``v2``/``vh``) its first and second tangents."""
         X1, X2, Y = self._tables()
         y = bilinear_interpolation(x1, x2, X1, X2, Y)
         if v is None:
             return y
         s1, s2 = bilinear_interpolation_slopes(x1, x2, X1, X2, Y)
         actions = {"argument1": lambda d: s1 * d, "argument2": lambda d: s2 * d}
-        return y, *self.propagate_tangents(v, "output", actions, output=y)
+        actions_2 = None
+        if v2 is not None or vh is not None:
+            s12 = bilinear_interpolation_mixed_derivative(x1, x2, X1, X2, Y)
+            actions_2 = {
+                ("argument1", "argument2"): lambda da, db: s12 * (da * db),
+                ("argument2", "argument1"): lambda da, db: s12 * (da * db),
+            }
+        return y, *self.propagate_tangents(
+            v, "output", actions, output=y, v2=v2, vh=vh, actions_2=actions_2
+        )
 
 
 def make_bilinear_interpolation(tensor_type: Any) -> type[BilinearInterpolation]:

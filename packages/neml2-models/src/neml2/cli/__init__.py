@@ -1,0 +1,1 @@
+"""Command-line tools: ``neml2-run``, ``neml2-inspect`` and ``neml2-syntax``."""

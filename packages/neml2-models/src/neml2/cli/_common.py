@@ -1,0 +1,109 @@
+"""Shared plumbing of the neml2 command-line tools.
+
+Every tool parses with ``parse_known_args``: unrecognised tokens are HIT overrides
+(``Models/m/E:=2e5``). ``--load`` (repeatable) imports user code first. Failures print one
+``Error: <message>`` to stderr and exit with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+
+import torch
+
+from neml2._registry import load_module
+
+__all__ = [
+    "add_load",
+    "apply_loads",
+    "error",
+    "guarded",
+    "message",
+    "new_parser",
+    "parse_device",
+    "torch_defaults",
+]
+
+_DEVICE = re.compile(r"^(cpu|cuda|xpu|hip|mps)(:\d+)?$")
+
+
+def new_parser(prog: str, description: str, epilog: str = "") -> argparse.ArgumentParser:
+    """An argument parser with the common help layout."""
+    return argparse.ArgumentParser(
+        prog=prog,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def add_load(parser: argparse.ArgumentParser) -> None:
+    """The repeatable ``--load PATH`` option."""
+    parser.add_argument(
+        "--load",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="import a .py file, a package directory or a dotted module first (repeatable); "
+        "its @register_neml2_object types become available",
+    )
+
+
+def apply_loads(paths: Sequence[str]) -> None:
+    """Import every ``--load`` target."""
+    for p in paths:
+        load_module(p)
+
+
+def parse_device(text: str) -> torch.device:
+    """``cpu|cuda|xpu|hip|mps[:index]``."""
+    if not _DEVICE.match(text):
+        raise ValueError(f"--device {text!r}: expected cpu, cuda, xpu, hip or mps, optionally ':N'")
+    return torch.device(text)
+
+
+def error(message: str) -> int:
+    """Print ``Error: message`` on stderr; return exit status 1."""
+    print(f"Error: {message}", file=sys.stderr)
+    return 1
+
+
+def message(e: BaseException) -> str:
+    """Plain text of an exception (``KeyError`` without the repr quotes)."""
+    if isinstance(e, KeyError) and len(e.args) == 1 and isinstance(e.args[0], str):
+        return e.args[0]
+    text = str(e)
+    return text if text else type(e).__name__
+
+
+def guarded(fn: Callable[[], int]) -> int:
+    """Run ``fn``; report any exception as ``Error: …`` and return 1."""
+    try:
+        return fn()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as e:
+        return error(message(e))
+
+
+@contextlib.contextmanager
+def torch_defaults(dtype: torch.dtype, device: torch.device) -> Iterator[None]:
+    """Set torch's default dtype (and a non-CPU default device) for one tool run; restore after.
+
+    CPU is torch's built-in default, so no device mode (which intercepts every op) is installed.
+    """
+    old_dtype = torch.get_default_dtype()
+    old_device = torch.get_default_device()
+    torch.set_default_dtype(dtype)
+    if device.type != "cpu":
+        torch.set_default_device(device)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(old_dtype)
+        if device.type != "cpu":
+            torch.set_default_device(None if old_device.type == "cpu" else old_device)

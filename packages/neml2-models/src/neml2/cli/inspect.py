@@ -1,0 +1,107 @@
+"""``neml2-inspect``: print a model's inputs, outputs, parameters and buffers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from neml2.cli._common import add_load, apply_loads, error, message, new_parser
+
+__all__ = ["describe", "format_text", "main", "parser"]
+
+_EPILOG = """\
+Any other token is a HIT override (e.g. Models/m/E:=2e5).
+
+Text output:
+  Model: <Python class name>
+  <blank>  Inputs (N):      then '  <name>: type=<T>[, sub_batch=[...]]' per variable
+  <blank>  Outputs (N):     same
+  <blank>  Parameters (N):  '  <name>: dtype=..., device=..., shape=[...]'
+  <blank>  Buffers (N):     same
+--json prints one line {"name", "inputs", "outputs", "parameters", "buffers", "retcode": 0};
+on failure {"retcode": 1, "error": ...} on stdout, 'Error: ...' on stderr, exit status 1."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``neml2-inspect`` argument parser."""
+    p = new_parser("neml2-inspect", "Describe a model ([Models] block) of an input file.", _EPILOG)
+    p.add_argument("input", metavar="INPUT", help="HIT input file")
+    p.add_argument("model", metavar="MODEL", help="name of the [Models] block")
+    p.add_argument("--json", action="store_true", help="print one line of JSON instead of text")
+    add_load(p)
+    return p
+
+
+def _variables(spec: dict[str, Any], settings: Any) -> list[dict[str, Any]]:
+    out = []
+    for name, cls in spec.items():
+        rec: dict[str, Any] = {"name": name, "type": cls.__name__}
+        sub = settings.sub_batch_shape(name) if settings is not None else None
+        if sub is not None:
+            rec["sub_batch"] = list(sub)
+        out.append(rec)
+    return out
+
+
+def _tensors(items: Any) -> list[dict[str, Any]]:
+    return [
+        {"name": n, "dtype": str(t.dtype), "device": str(t.device), "shape": list(t.shape)}
+        for n, t in items
+    ]
+
+
+def describe(model: Any, settings: Any = None) -> dict[str, Any]:
+    """The inspection record of ``model`` (sub-batch declarations from ``settings``)."""
+    return {
+        "name": type(model).__name__,
+        "inputs": _variables(model.input_spec, settings),
+        "outputs": _variables(model.output_spec, settings),
+        "parameters": _tensors(model.named_parameters()),
+        "buffers": _tensors(model.named_buffers()),
+    }
+
+
+def format_text(rec: dict[str, Any]) -> str:
+    """Human-readable form of :func:`describe`'s record."""
+    lines = [f"Model: {rec['name']}"]
+    for title, key in (("Inputs", "inputs"), ("Outputs", "outputs")):
+        lines += ["", f"{title} ({len(rec[key])}):"]
+        for v in rec[key]:
+            sub = f", sub_batch={v['sub_batch']}" if "sub_batch" in v else ""
+            lines.append(f"  {v['name']}: type={v['type']}{sub}")
+    for title, key in (("Parameters", "parameters"), ("Buffers", "buffers")):
+        lines += ["", f"{title} ({len(rec[key])}):"]
+        for t in rec[key]:
+            lines.append(
+                f"  {t['name']}: dtype={t['dtype']}, device={t['device']}, shape={t['shape']}"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``neml2-inspect``."""
+    args, extra = parser().parse_known_args(sys.argv[1:] if argv is None else list(argv))
+    try:
+        from neml2.factory import load_input
+
+        apply_loads(args.load)
+        factory = load_input(args.input, additional_args=extra)
+        rec = describe(factory.get_model(args.model), factory.settings)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as e:
+        if args.json:
+            print(json.dumps({"retcode": 1, "error": message(e)}))
+        return error(message(e))
+    if args.json:
+        print(json.dumps({**rec, "retcode": 0}))
+    else:
+        print(format_text(rec))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+r"""``TransientDriver``: step a model through a prescribed load history.
+
+With time steps :math:`t_0, \dots, t_{n-1}` (leading axis of ``prescribed_time``):
+
+* step 0 records the time (if the model reads it), the force slices and the initial
+  conditions (input ICs as ``input.0.x``, output ICs as ``output.0.x``); the model is not called;
+* step :math:`k \ge 1` records time and forces, copies every lagged input ``x~j`` from step
+  :math:`k-1` (``x`` for :math:`j = 1`, else ``x~(j-1)``; outputs first, then inputs), fills the
+  inputs still missing with base-shape zeros (not recorded) and records the model's outputs.
+
+``result()`` maps ``input.<k>.<var>`` / ``output.<k>.<var>`` to raw tensors.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from neml2 import log
+from neml2._registry import register_neml2_object
+from neml2.drivers._base import TENSOR_TYPES, Driver, pair_options, resolve_value
+from neml2.schema import HitSchema, SchemaField, dependency, option
+from neml2.tensors import Scalar, TensorWrapper
+
+__all__ = ["TransientDriver"]
+
+_LAG = re.compile(r"^(.*)~(\d+)$")
+
+
+def _fields() -> list[SchemaField]:
+    out = [
+        dependency("model", "get_model", "The model to drive"),
+        option("prescribed_time", str, "[Tensors] Scalar of time steps (leading axis = steps)"),
+        option("time", str, "Name of the model's time input", default="t"),
+        option("save_as", str, "File the results are saved to (torch.save)", default=""),
+    ]
+    for t in TENSOR_TYPES:
+        out += [
+            option(f"prescribed_{t}_names", list, f"Prescribed {t} input variables", default=()),
+            option(
+                f"prescribed_{t}_values", list, f"[Tensors] histories of the {t} forces", default=()
+            ),
+            option(f"ic_{t}_names", list, f"{t} variables with initial conditions", default=()),
+            option(f"ic_{t}_values", list, f"Initial values of the {t} variables", default=()),
+        ]
+    return out
+
+
+def _lag(name: str) -> tuple[str, int] | None:
+    m = _LAG.match(name)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def _slice(w: TensorWrapper, k: int) -> TensorWrapper:
+    return type(w)(w.data[k], sub_batch_ndim=w.sub_batch_ndim)
+
+
+@register_neml2_object("TransientDriver")
+class TransientDriver(Driver):
+    """Drive a model through a prescribed time history of forces, recording every step."""
+
+    hit = HitSchema(*_fields())
+
+    def __init__(
+        self,
+        *,
+        model: Any,
+        prescribed_time: Any,
+        time: str = "t",
+        save_as: str = "",
+        factory: Any = None,
+        name: str | None = None,
+        **typed: Any,
+    ) -> None:
+        super().__init__(factory=factory, name=name)
+        allowed = {f.name for f in self.hit.fields}
+        unknown = sorted(set(typed) - allowed)
+        if unknown:
+            raise TypeError(f"TransientDriver: unexpected argument(s) {unknown}")
+        self.model = self._dependency(model, "get_model")
+        self.time_name = time
+        self.save_as = save_as
+        self.show_progress: bool | None = None
+        self.time = resolve_value(prescribed_time, Scalar, factory, "option 'prescribed_time'")
+        if self.time.dynamic_batch_ndim < 1:
+            raise ValueError(
+                f"option 'prescribed_time': {prescribed_time!r} has no leading step axis "
+                f"(shape {list(self.time.data.shape)})"
+            )
+        self.nsteps = int(self.time.data.shape[0])
+        self.forces = pair_options("prescribed_", typed, factory, list(TENSOR_TYPES))
+        self.ics = pair_options("ic_", typed, factory, list(TENSOR_TYPES))
+        self._validate()
+        self._inputs: list[dict[str, TensorWrapper]] = []
+        self._outputs: list[dict[str, TensorWrapper]] = []
+
+    # ---------------------------------------------------------------------------- validation
+    def _model_label(self) -> str:
+        return f"model '{getattr(self.model, '_hit_name', None) or type(self.model).__name__}'"
+
+    def _validate(self) -> None:
+        ins, outs = self.model.input_spec, self.model.output_spec
+        for n, t, value in self.forces:
+            key = f"option 'prescribed_{t}_names'"
+            if n not in ins:
+                raise ValueError(
+                    f"{key}: '{n}' is not an input of {self._model_label()} "
+                    f"(inputs: {', '.join(ins)})"
+                )
+            self._check_type(key, n, t, ins[n])
+            if value.dynamic_batch_ndim < 1 or int(value.data.shape[0]) != self.nsteps:
+                steps = int(value.data.shape[0]) if value.dynamic_batch_ndim else 0
+                raise ValueError(
+                    f"option 'prescribed_{t}_values': the force for '{n}' has {steps} step(s) "
+                    f"along its leading axis (shape {list(value.data.shape)}), but "
+                    f"prescribed_time has {self.nsteps}"
+                )
+            self._check_sub_batch(key, n, value.sub_batch_shape)
+        forced = {n for n, _, _ in self.forces}
+        for n, t, value in self.ics:
+            key = f"option 'ic_{t}_names'"
+            if n not in ins and n not in outs:
+                raise ValueError(
+                    f"{key}: '{n}' is neither an input nor an output of {self._model_label()} "
+                    f"(inputs: {', '.join(ins)}; outputs: {', '.join(outs)})"
+                )
+            if n in forced:
+                raise ValueError(f"{key}: '{n}' is also prescribed as a force")
+            self._check_type(key, n, t, ins.get(n, outs.get(n)))
+            self._check_sub_batch(key, n, value.sub_batch_shape)
+
+    def _check_type(self, key: str, name: str, tname: str, expected: Any) -> None:
+        if expected is not TENSOR_TYPES[tname]:
+            raise ValueError(
+                f"{key}: '{name}' is a {expected.__name__} variable of {self._model_label()}, "
+                f"not a {tname}"
+            )
+
+    def _check_sub_batch(self, key: str, name: str, shape: tuple[int, ...]) -> None:
+        declared = self._declared_sub_batch(name)
+        if declared is not None and shape and tuple(shape) != tuple(declared):
+            raise ValueError(
+                f"{key}: '{name}' has sub-batch shape {list(shape)}, but [Settings] declares "
+                f"{list(declared)}"
+            )
+
+    def _declared_sub_batch(self, name: str) -> tuple[int, ...] | None:
+        if self.factory is None:
+            return None
+        sub = self.factory.settings.sub_batch_shape(name)
+        return None if sub is None else tuple(sub)
+
+    # ---------------------------------------------------------------------------- running
+    def run(self) -> bool:
+        """Run every step; save the results if ``save_as`` is set."""
+        self._inputs, self._outputs = [], []
+        ins = self.model.input_spec
+        first: dict[str, TensorWrapper] = {}
+        out0: dict[str, TensorWrapper] = {}
+        self._record_givens(first, 0)
+        for n, _, value in self.ics:
+            (first if n in ins else out0)[n] = value
+        self._inputs.append(first)
+        self._outputs.append(out0)
+        for k in self._steps():
+            self._step(k)
+        if self.save_as:
+            self.save_result(self.save_as)
+            log.emit("driver", log.INFO, f"Results saved to {self.save_as}")
+        return True
+
+    def _steps(self) -> Iterable[int]:
+        steps = range(1, self.nsteps)
+        show = self.show_progress
+        if show is None:
+            show = sys.stdout.isatty()
+        if not show:
+            return steps
+        import tqdm  # type: ignore[import-untyped]
+
+        bar: Iterable[int] = tqdm.tqdm(steps, desc="TransientDriver", unit="step", file=sys.stdout)
+        return bar
+
+    def _record_givens(self, state: dict[str, TensorWrapper], k: int) -> None:
+        if self.time_name in self.model.input_spec:
+            state[self.time_name] = _slice(self.time, k)
+        for n, _, value in self.forces:
+            state[n] = _slice(value, k)
+
+    def _step(self, k: int) -> None:
+        state: dict[str, TensorWrapper] = {}
+        self._record_givens(state, k)
+        prev_in, prev_out = self._inputs[k - 1], self._outputs[k - 1]
+        for n in self.model.input_spec:
+            lag = _lag(n)
+            if lag is None or n in state:
+                continue
+            base, j = lag
+            src = base if j == 1 else f"{base}~{j - 1}"
+            value = prev_out.get(src, prev_in.get(src))
+            if value is not None:
+                state[n] = value
+        call = dict(state)
+        for n, cls in self.model.input_spec.items():
+            if n not in call:
+                call[n] = self._zeros(n, cls, call)
+        self._inputs.append(state)
+        self._outputs.append(dict(self.model.call_by_name(call)))
+
+    def _zeros(self, name: str, cls: Any, state: dict[str, TensorWrapper]) -> TensorWrapper:
+        sub = self._declared_sub_batch(name)
+        if sub is None:
+            lag = _lag(name)
+            base = lag[0] if lag else name
+            for other, w in state.items():
+                ol = _lag(other)
+                if (ol[0] if ol else other) == base and w.sub_batch_ndim:
+                    sub = w.sub_batch_shape
+                    break
+        sub = tuple(sub or ())
+        t = self.time.data
+        data = torch.zeros(sub + tuple(cls.BASE_SHAPE), dtype=t.dtype, device=t.device)
+        out: TensorWrapper = cls(data, sub_batch_ndim=len(sub))
+        return out
+
+    # ---------------------------------------------------------------------------- results
+    def result(self) -> dict[str, torch.Tensor]:
+        """``{input.<k>.<var>, output.<k>.<var>}`` → raw tensors (not detached)."""
+        res: dict[str, torch.Tensor] = {}
+        for prefix, steps in (("input", self._inputs), ("output", self._outputs)):
+            for k, state in enumerate(steps):
+                for n, w in state.items():
+                    res[f"{prefix}.{k}.{n}"] = w.data
+        return res
+
+    def variable_types(self) -> dict[str, Any]:
+        """Type of every variable the driver may record (model inputs and outputs)."""
+        return {**self.model.input_spec, **self.model.output_spec}
+
+    def save_result(self, path: str | Path) -> None:
+        """``torch.save(self.result(), path)``."""
+        torch.save(self.result(), path)

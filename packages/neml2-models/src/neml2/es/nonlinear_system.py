@@ -1,0 +1,463 @@
+r"""``[EquationSystems] type = NonlinearSystem``: residuals of a model as an assembled system.
+
+A model maps unknowns :math:`u` and givens :math:`g` (every other model input) to residuals
+:math:`r(u; g)`. The system packs them on :class:`~neml2.es.AxisLayout`\ s (unknown groups from
+``unknowns = 'a b; c'``, residual groups mirroring them, givens one trailing dense group) and
+assembles, with ONE model call per evaluation,
+
+.. math::  b = -r, \qquad A = \partial r/\partial u, \qquad B = \partial r/\partial g.
+
+Derivatives come from the forward chain rule: at small batch every column group is one seed leaf
+whose K axis spans the group (each variable seeded with its slice of an identity: one tangent per
+variable in the model); from ``PER_VARIABLE_SEEDS_FROM`` batch entries each unknown is its own
+leaf (no zero blocks pushed through the model). The system is a Newton ``CombinedProblem``
+(:meth:`residual_and_jacobian`) and a ``MatrixFreeProblem`` (:meth:`matvec`).
+
+Sub-batch (per-site axes, e.g. slip systems): an unknown's sub-batch shape comes from the values
+(or a ``[Settings]`` declaration) and its residual mirrors it. A ``dense`` group folds the sites
+into the DOF axis (seeds materialize all sites); a ``block`` group keeps them as batch axes of
+per-site blocks (per-site paired seeds), which assumes sites do not couple within the group.
+Givens form one trailing dense column group.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import torch
+
+from neml2._registry import register_neml2_object
+from neml2.es._layout import (
+    STRUCTURES,
+    AxisGroup,
+    AxisLayout,
+    Structure,
+    VariableInfo,
+    broadcast_batch,
+)
+from neml2.es._matrix import AssembledMatrix, block_sub
+from neml2.es._tangents import conform, extract_block, fit_rest, make_seed
+from neml2.es._vector import AssembledVector
+from neml2.schema import HitSchema, dependency, option
+from neml2.tensors import TensorWrapper
+
+__all__ = ["ModelNonlinearSystem", "NonlinearSystem"]
+
+_FULL = ("full",)
+_NONE1 = (None,)
+
+
+def _groups(value: Any, what: str) -> list[list[str]]:
+    """``'a b; c'``, ``[['a', 'b'], ['c']]`` or ``['a', 'b']`` → groups of names."""
+    if value is None or value == "" or value == () or value == []:
+        return []
+    if isinstance(value, str):
+        rows = [r.split() for r in value.split(";")]
+    elif all(isinstance(v, str) for v in value):
+        rows = [[t for v in value for t in v.split()]]
+    else:
+        rows = [[str(t) for t in r] for r in value]
+    if any(not r for r in rows):
+        raise ValueError(f"option '{what}': empty group in {value!r}")
+    return rows
+
+
+def _flat_structures(value: Any) -> list[str]:
+    if value is None or value == "" or value == ():
+        return []
+    if isinstance(value, str):
+        return value.split()
+    return [str(t) for t in value]
+
+
+class ModelNonlinearSystem:
+    """Residuals ``r(u; g)`` of a model with unknowns ``u``; assembles ``b = -r``, ``A``, ``B``."""
+
+    SECTION: ClassVar[str] = "EquationSystems"
+    #: batch size from which ``A`` is seeded per variable rather than per group: fewer Python
+    #: operations favour one K-wide leaf per group; at large batch, per-variable K (no zero
+    #: blocks pushed through the model) wins
+    PER_VARIABLE_SEEDS_FROM: ClassVar[int] = 256
+    hit: ClassVar[HitSchema] = HitSchema(
+        dependency("model", "get_model", "Model computing the residuals"),
+        option("unknowns", list[list[str]], "Unknown variables; ';' separates unknown groups"),
+        option(
+            "residuals", list[list[str]],
+            "Residual variables, grouped like 'unknowns' (default: '<unknown>_residual')",
+            default="",
+        ),
+        option(
+            "structure", list,
+            "Per unknown group: 'dense' (sub-batch folded into the DOF axis) or 'block' "
+            "(sub-batch kept as batch axes); default dense",
+            default="",
+        ),
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        model: Any,
+        unknowns: Any,
+        residuals: Any = "",
+        structure: Any = "",
+    ) -> None:
+        from neml2.models.model import Model
+
+        if not isinstance(model, Model):
+            raise TypeError(f"option 'model': expected a model, got {type(model).__name__}")
+        self.model = model
+        ugroups = _groups(unknowns, "unknowns")
+        if not ugroups:
+            raise ValueError("option 'unknowns': at least one unknown variable is required")
+        rgroups = _groups(residuals, "residuals")
+        if not rgroups:
+            rgroups = [[f"{u}_residual" for u in g] for g in ugroups]
+        if [len(g) for g in rgroups] != [len(g) for g in ugroups]:
+            raise ValueError(
+                f"option 'residuals': groups {rgroups} do not match the unknown groups {ugroups} "
+                f"(same number of groups and of variables per group required)"
+            )
+        structs = _flat_structures(structure) or ["dense"] * len(ugroups)
+        if len(structs) != len(ugroups):
+            raise ValueError(
+                f"option 'structure': {len(structs)} entries {structs} for {len(ugroups)} "
+                f"unknown group(s)"
+            )
+        for s in structs:
+            if s not in STRUCTURES:
+                raise ValueError(f"option 'structure': expected 'dense' or 'block', got {s!r}")
+        ins, outs = model.input_spec, model.output_spec
+        for g in ugroups:
+            for u in g:
+                if u not in ins:
+                    raise KeyError(
+                        f"option 'unknowns': '{u}' is not an input of model "
+                        f"'{model._hit_name}' (inputs: {list(ins)})"
+                    )
+        for g in rgroups:
+            for r in g:
+                if r not in outs:
+                    raise KeyError(
+                        f"option 'residuals': '{r}' is not an output of model "
+                        f"'{model._hit_name}' (outputs: {list(outs)})"
+                    )
+        names = [u for g in ugroups for u in g]
+        if len(set(names)) != len(names):
+            raise ValueError(f"option 'unknowns': duplicate variable in {ugroups}")
+        self.unknown_groups = ugroups
+        self.residual_groups = rgroups
+        self.structures: list[Structure] = structs  # type: ignore[assignment]
+        self.unknown_names: tuple[str, ...] = tuple(names)
+        self.residual_names: tuple[str, ...] = tuple(r for g in rgroups for r in g)
+        self.given_names: tuple[str, ...] = tuple(n for n in ins if n not in set(names))
+        self.types: dict[str, Any] = {**dict(ins), **{r: outs[r] for r in self.residual_names}}
+        self.declared_sub: dict[str, tuple[int, ...]] = {}
+        self._layouts: dict[tuple[Any, ...], tuple[AxisLayout, AxisLayout]] = {}
+        self._given_layouts: dict[tuple[Any, ...], AxisLayout] = {}
+        self._givens: dict[str, TensorWrapper] = {}
+        self._seeds: dict[tuple[Any, ...], dict[str, tuple[str, TensorWrapper]]] = {}
+        self._last: tuple[AssembledVector, AssembledMatrix] | None = None
+        self.residual_evaluations = 0
+        self.set_unknown_sub_batch({})
+
+    @classmethod
+    def from_hit(cls, node: Any, factory: Any) -> Any:
+        """Build from ``[EquationSystems/<name>]`` (``[Settings]`` sub-batch declarations kept)."""
+        from neml2.factory import kwargs_from_hit
+
+        kw = kwargs_from_hit(cls, node, factory)
+        kw["model"] = factory.get_model(kw["model"])
+        system = cls(**kw)
+        for n in (*system.unknown_names, *system.given_names):
+            sub = factory.settings.sub_batch_shape(n)
+            if sub is not None:
+                system.declared_sub[n] = tuple(sub)
+        return system
+
+    # ------------------------------------------------------------------ layouts and state
+    def set_unknown_sub_batch(self, subs: Mapping[str, tuple[int, ...]]) -> None:
+        """Select the layouts for the unknowns' sub-batch shapes (residuals mirror them)."""
+        key = tuple(tuple(subs.get(u, ())) for u in self.unknown_names)
+        lay = self._layouts.get(key)
+        if lay is None:
+            sub = dict(zip(self.unknown_names, key, strict=True))
+
+            def groups(names: Sequence[Sequence[str]], of: Sequence[Sequence[str]]) -> AxisLayout:
+                out = []
+                for g, ug, st in zip(names, of, self.structures, strict=True):
+                    infos = tuple(
+                        VariableInfo(n, tuple(self.types[n].BASE_SHAPE), sub[u])
+                        for n, u in zip(g, ug, strict=True)
+                    )
+                    try:
+                        out.append(AxisGroup(infos, st))
+                    except ValueError as e:
+                        raise ValueError(f"NonlinearSystem: unknown group {list(ug)}: {e}") from e
+                return AxisLayout(out)
+
+            lay = (
+                groups(self.unknown_groups, self.unknown_groups),
+                groups(self.residual_groups, self.unknown_groups),
+            )
+            self._layouts[key] = lay
+        self.unknown_layout, self.residual_layout = lay
+
+    def given_layout(self, names: Sequence[str] | None = None) -> AxisLayout:
+        """One dense group of the given variables ``names`` (default: all givens)."""
+        names = tuple(self.given_names if names is None else names)
+        for n in names:
+            if n not in self.given_names:
+                raise KeyError(f"NonlinearSystem: '{n}' is not a given variable")
+        subs = tuple(tuple(self._givens[n].sub_batch_shape) if n in self._givens else ()
+                     for n in names)  # fmt: skip
+        key = (names, subs)
+        lay = self._given_layouts.get(key)
+        if lay is None:
+            infos = tuple(
+                VariableInfo(n, tuple(self.types[n].BASE_SHAPE), s)
+                for n, s in zip(names, subs, strict=True)
+            )
+            lay = AxisLayout([AxisGroup(infos, "dense")])
+            self._given_layouts[key] = lay
+        return lay
+
+    def initialize(self, givens: Mapping[str, Any]) -> None:
+        """Set the given variables (typed wrappers or raw tensors) for the next evaluations.
+
+        Givens declared with a sub-batch in ``[Settings]`` are conformed to it.
+        """
+        missing = [n for n in self.given_names if n not in givens]
+        if missing:
+            raise KeyError(f"NonlinearSystem: missing given variable(s) {missing}")
+        vals: dict[str, TensorWrapper] = {}
+        for n in self.given_names:
+            x = givens[n]
+            cls = self.types[n]
+            w = x if type(x) is cls else cls(x)
+            declared = self.declared_sub.get(n)
+            vals[n] = w if declared is None else conform(n, w, declared)
+        self._givens = vals
+        self._last = None
+
+    @property
+    def givens(self) -> dict[str, TensorWrapper]:
+        """The current given values."""
+        return self._givens
+
+    def pack_unknowns(self, values: Mapping[str, Any]) -> AssembledVector:
+        """Pack unknown values (wrappers or raw ``(*B, *sub, *base)`` tensors)."""
+        raw = {}
+        for n in self.unknown_names:
+            x = values[n]
+            if isinstance(x, TensorWrapper):
+                x = conform(n, x, self.unknown_layout.variable(n).sub_batch_shape).data
+            raw[n] = x
+        u = AssembledVector.pack(self.unknown_layout, raw)
+        shapes = [x.dynamic_batch_shape for x in self._givens.values()]
+        if shapes:
+            batch = broadcast_batch(u.batch_shape, *shapes)
+            if batch != u.batch_shape:
+                u = AssembledVector._new(
+                    u.layout,
+                    tuple(
+                        t.expand(batch + t.shape[t.dim() - g.trailing_ndim :])
+                        for g, t in zip(u.layout.groups, u.tensors, strict=True)
+                    ),
+                )
+        return u
+
+    def unpack_unknowns(self, u: AssembledVector) -> dict[str, TensorWrapper]:
+        """Typed unknown values from an assembled vector."""
+        lay = u.layout
+        return {
+            n: self.types[n]._wrap(t, len(lay.variable(n).sub_batch_shape))
+            for n, t in u.unpack().items()
+        }
+
+    # ------------------------------------------------------------------ assembly
+    def _unknown_seeds(
+        self, like: torch.Tensor, nb: int, per_variable: bool
+    ) -> dict[str, tuple[str, TensorWrapper]]:
+        """``{unknown: (leaf, seed)}``: one leaf per group, or one per variable."""
+        key = (id(self.unknown_layout), like.dtype, like.device, nb, per_variable)  # cached layouts
+        seeds = self._seeds.get(key)
+        if seeds is None:
+            seeds = {}
+            for gi, g in enumerate(self.unknown_layout.groups):
+                for i, var in enumerate(g.variables):
+                    cls = self.types[var.name]
+                    sub = var.sub_batch_shape
+                    if per_variable:
+                        w = g.offsets[i + 1] - g.offsets[i]
+                        seed = make_seed(cls, w, 0, sub, nb, g.is_block, like)
+                        seeds[var.name] = (f"__u:{var.name}", seed)
+                    else:
+                        seed = make_seed(cls, g.width, g.offsets[i], sub, nb, g.is_block, like)
+                        seeds[var.name] = (f"__u{gi}", seed)
+            self._seeds[key] = seeds
+        return seeds
+
+    def _given_seeds(self, layout: AxisLayout) -> dict[str, TensorWrapper]:
+        g = layout.groups[0]
+        out = {}
+        for i, var in enumerate(g.variables):
+            x = self._givens[var.name]
+            nb = len(x.dynamic_batch_shape)
+            out[var.name] = make_seed(
+                type(x), g.width, g.offsets[i], var.sub_batch_shape, nb, False, x.data
+            )
+        return out
+
+    def _call(
+        self, u: AssembledVector, v: dict[str, dict[str, TensorWrapper]] | None
+    ) -> tuple[dict[str, TensorWrapper], dict[str, dict[str, TensorWrapper]]]:
+        vals: dict[str, Any] = dict(self._givens)
+        vals.update(self.unpack_unknowns(u))
+        args = [vals[n] for n in self.model.input_spec]
+        self.residual_evaluations += 1
+        res = self.model(*args) if v is None else self.model(*args, v=v)
+        if not isinstance(res, tuple):
+            res = (res,)
+        if v is None:
+            return dict(zip(self.model.output_spec, res, strict=True)), {}
+        return dict(zip(self.model.output_spec, res[:-1], strict=True)), res[-1]
+
+    def _pack_residuals(
+        self, values: Mapping[str, torch.Tensor | None], like: Mapping[str, TensorWrapper]
+    ) -> AssembledVector:
+        """Pack residual-shaped values (wrapper ``like[r]`` layout; ``None`` → zeros)."""
+        raw = {}
+        for r in self.residual_names:
+            y = like[r]
+            if not isinstance(y, TensorWrapper):
+                raise TypeError(f"NonlinearSystem: residual '{r}' is not a typed wrapper")
+            d = values[r]
+            d = torch.zeros_like(y.data) if d is None else d
+            sub = self.residual_layout.variable(r).sub_batch_shape
+            if y.sub_batch_ndim != len(sub) or tuple(y.sub_batch_shape) != sub:
+                d = fit_rest(d, 0, y.sub_batch_ndim, y.dynamic_batch_shape, sub, y.BASE_NDIM)
+            raw[r] = d
+        return AssembledVector.pack(self.residual_layout, raw)
+
+    def _rhs(self, outs: Mapping[str, TensorWrapper]) -> AssembledVector:
+        return self._pack_residuals({r: -outs[r].data for r in self.residual_names}, outs)
+
+    def _blocks(
+        self,
+        outs: Mapping[str, TensorWrapper],
+        v_out: Mapping[str, Mapping[str, TensorWrapper]],
+        cols: AxisLayout,
+        segments: Sequence[Sequence[tuple[str, int]]],
+        batch: torch.Size,
+    ) -> list[list[torch.Tensor]]:
+        """Row group × column group blocks ``(*B, *sub, m, n)`` from the pushed tangents.
+
+        ``segments[j]`` lists the seed leaves of column group ``j`` with their column counts.
+        """
+        rows = []
+        for rg in self.residual_layout.groups:
+            row = []
+            for cg, segs in zip(cols.groups, segments, strict=True):
+                sub = block_sub(rg, cg)
+                parts = []
+                for var in rg.variables:
+                    m = var.base_size * (1 if rg.is_block else var.sub_size)
+                    cells = []
+                    for leaf, width in segs:
+                        t = v_out.get(var.name, {}).get(leaf)
+                        if t is None:
+                            zero = outs[var.name].data.new_zeros(())
+                            cells.append(zero.expand(*batch, *sub, m, width))
+                            continue
+                        cells.append(
+                            extract_block(t, batch, var.sub_batch_shape, rg.is_block,
+                                          cg.sub_batch_shape, cg.is_block, width)
+                        )  # fmt: skip
+                    parts.append(cells[0] if len(cells) == 1 else torch.cat(cells, dim=-1))
+                row.append(parts[0] if len(parts) == 1 else torch.cat(parts, dim=-2))
+            rows.append(row)
+        return rows
+
+    def assemble(
+        self,
+        u: AssembledVector,
+        need_A: bool = True,
+        need_B: bool = False,
+        need_b: bool = True,
+        givens: Sequence[str] | None = None,
+    ) -> tuple[AssembledMatrix | None, AssembledMatrix | None, AssembledVector | None]:
+        """``(A, B, b)`` at ``u`` from one model call (``None`` for what is not needed).
+
+        ``B`` has the columns of :meth:`given_layout` ``(givens)``.
+        """
+        v: dict[str, dict[str, TensorWrapper]] = {}
+        per_var = math.prod(u.batch_shape) >= self.PER_VARIABLE_SEEDS_FROM
+        if need_A:
+            seeds = self._unknown_seeds(u.tensors[0], len(u.batch_shape), per_var)
+            for n, (leaf, seed) in seeds.items():
+                v[n] = {leaf: seed}
+        glay = self.given_layout(givens) if need_B else None
+        if glay is not None:
+            for n, s in self._given_seeds(glay).items():
+                v[n] = {"__g": s}
+        outs, v_out = self._call(u, v if v else None)
+        b = self._rhs(outs)
+        batch = broadcast_batch(u.batch_shape, b.batch_shape)
+        A = B = None
+        if need_A:
+            lay = self.unknown_layout
+            segments = [
+                [(f"__u:{var.name}", g.offsets[i + 1] - g.offsets[i])
+                 for i, var in enumerate(g.variables)] if per_var else [(f"__u{gi}", g.width)]
+                for gi, g in enumerate(lay.groups)
+            ]  # fmt: skip
+            blocks = self._blocks(outs, v_out, lay, segments, batch)
+            A = AssembledMatrix(self.residual_layout, self.unknown_layout, blocks, check=False)
+            self._last = (u, A)
+        if glay is not None:
+            blocks = self._blocks(outs, v_out, glay, [[("__g", glay.groups[0].width)]], batch)
+            B = AssembledMatrix(self.residual_layout, glay, blocks, check=False)
+        return A, B, (b if need_b else None)
+
+    def cached_jacobian(self, u: AssembledVector) -> AssembledMatrix | None:
+        """``A`` if the last assembly was at exactly this ``u`` (the converged Newton iterate)."""
+        if self._last is not None and self._last[0] is u:
+            return self._last[1]
+        return None
+
+    # ------------------------------------------------------------------ Newton protocol
+    def residual(self, u: AssembledVector) -> AssembledVector:
+        """``b = -r(u)``."""
+        outs, _ = self._call(u, None)
+        return self._rhs(outs)
+
+    def jacobian(self, u: AssembledVector) -> AssembledMatrix:
+        """``A = ∂r/∂u``."""
+        A, _, _ = self.assemble(u, need_A=True, need_b=False)
+        assert A is not None
+        return A
+
+    def residual_and_jacobian(self, u: AssembledVector) -> tuple[AssembledVector, AssembledMatrix]:
+        """``(b, A)`` from one model call."""
+        A, _, b = self.assemble(u, need_A=True, need_b=True)
+        assert A is not None and b is not None
+        return b, A
+
+    def matvec(self, u: AssembledVector, x: AssembledVector) -> AssembledVector:
+        """``A(u) x`` by one directional (K = 1) pushforward."""
+        v: dict[str, dict[str, TensorWrapper]] = {}
+        lay = x.layout
+        for n, t in x.unpack().items():
+            ns = len(lay.variable(n).sub_batch_shape)
+            v[n] = {"__dir": self.types[n]._wrap(t.unsqueeze(0), ns, (), (), 1, _FULL, _NONE1)}
+        outs, v_out = self._call(u, v)
+        vals: dict[str, torch.Tensor | None] = {}
+        for r in self.residual_names:
+            tr = v_out.get(r, {}).get("__dir")
+            vals[r] = None if tr is None else tr.data.squeeze(0)
+        return self._pack_residuals(vals, outs)
+
+
+NonlinearSystem = register_neml2_object("NonlinearSystem")(ModelNonlinearSystem)

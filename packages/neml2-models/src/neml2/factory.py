@@ -1,0 +1,337 @@
+"""Input-file factory: HIT blocks → objects, lazily built and cached per (section, name).
+
+``load_input``/``load_string`` parse a file or text (with ``pre``/``post`` snippets and
+command-line overrides) and return an :class:`InputFile` whose getters build objects on demand.
+A block is built into a temporary and cached only on success; a block reached again while it
+is being built is a cycle. Errors raised while building carry ``file:line: [Section/name]
+(type='T')``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import keyword
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from neml2._registry import NotRegisteredError, load_module, register_neml2_object, registry
+from neml2.hit import HitError, Section, parse_file, parse_text
+from neml2.schema import HitSchema, SchemaField
+
+__all__ = [
+    "InputError",
+    "InputFile",
+    "kwargs_from_hit",
+    "load_input",
+    "load_model",
+    "load_module",
+    "load_string",
+    "register_neml2_object",
+    "reject_unknown_fields",
+]
+
+
+class InputError(ValueError):
+    """Bad input file content (names the file, block and option at fault)."""
+
+
+class MissingBlockError(KeyError):
+    """A referenced block does not exist (``str()`` is the plain message)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def _loc(node: Section) -> str:
+    return f"{node.file or '<string>'}:{node.line}"
+
+
+def _read_option(node: Section, f: SchemaField, key: str) -> Any:
+    if f.reader is not None:
+        return f.reader(node.get_str(key))
+    t = f.type
+    if t is bool:
+        return node.get_bool(key)
+    if t is int:
+        return node.get_int(key)
+    if t is float:
+        return node.get_float(key)
+    if t in (list, tuple) or t == list[str]:
+        return node.get_str_list(key)
+    if t == list[float]:
+        return node.get_float_list(key)
+    if t == list[int]:
+        return node.get_int_list(key)
+    if t == list[bool]:
+        return node.get_bool_list(key)
+    if t == list[list[str]]:
+        return node.get_str_list2d(key)
+    if t == list[list[float]]:
+        return node.get_float_list2d(key)
+    return node.get_str(key)
+
+
+def kwargs_from_hit(cls: Any, node: Section, factory: Any) -> dict[str, Any]:
+    """Constructor values for the schema options present in ``node`` (typed by field kind)."""
+    schema: HitSchema | None = getattr(cls, "hit", None)
+    out: dict[str, Any] = {}
+    if schema is None:
+        return out
+    for f in schema.fields:
+        key = f.knob
+        if key is None or not node.has_field(key):
+            continue
+        k = f.kind
+        if k in ("var_inputs", "parameters", "buffers"):
+            out[key] = node.get_str_list(key)
+        elif k == "option":
+            out[key] = _read_option(node, f, key)
+        else:
+            out[key] = node.get_str(key)
+    return out
+
+
+def reject_unknown_fields(cls: Any, node: Section) -> None:
+    """Raise :class:`InputError` for options ``cls``'s schema does not declare."""
+    schema: HitSchema | None = getattr(cls, "hit", None)
+    if schema is None or not getattr(cls, "STRICT_OPTIONS", True):
+        return
+    allowed = {"type", *schema.option_names(), *getattr(cls, "EXTRA_OPTIONS", ())}
+    unknown = [k for k in node.field_names() if k not in allowed]
+    if not unknown:
+        return
+    hints = []
+    for k in unknown:
+        close = difflib.get_close_matches(k, sorted(allowed), n=1)
+        if close:
+            hints.append(f"'{k}' -> did you mean '{close[0]}'?")
+    field = node.field(unknown[0])
+    where = f"{field.file}:{field.line}" if field is not None else _loc(node)
+    raise InputError(
+        f"{where}: [{node.path}] (type='{node.get_str('type')}'): unknown option(s) {unknown}. "
+        f"Accepted: {sorted(allowed)}. {' '.join(hints) + ' ' if hints else ''}"
+        f"Remove or rename the option(s)."
+    )
+
+
+def _with_context(e: Exception, prefix: str) -> Exception:
+    msg = f"{prefix}{e}"
+    new: Exception
+    if isinstance(e, KeyError):
+        new = MissingBlockError(msg)
+    else:
+        try:
+            new = type(e)(msg)
+        except Exception:
+            new = InputError(msg)
+    new._neml2_located = True  # type: ignore[attr-defined]
+    return new
+
+
+class InputFile:
+    """Objects of a parsed input file; getters build lazily and cache per (section, name)."""
+
+    def __init__(
+        self,
+        root: Section,
+        path: str | Path | None = None,
+        *,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | str | None = None,
+    ) -> None:
+        self.root = root
+        self.path = Path(path) if path is not None else None
+        self.device = torch.device(device) if device is not None else None
+        self.dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
+        self._cache: dict[tuple[str, str], Any] = {}
+        self._building: list[tuple[str, str]] = []
+        self._settings: Any = None
+
+    @property
+    def filename(self) -> str:
+        """Name of the input file (or ``<string>``)."""
+        return str(self.path) if self.path is not None else (self.root.file or "<string>")
+
+    @property
+    def directory(self) -> Path:
+        """Directory relative paths in the file are resolved against."""
+        return self.path.parent if self.path is not None else Path.cwd()
+
+    # ---------------------------------------------------------------------------- lookup
+    def node(self, section: str, name: str) -> Section | None:
+        """The block ``[section/name]`` (repeated top-level sections scanned; first hit)."""
+        for sec in self.root.sections(section):
+            child = sec.section(name)
+            if child is not None:
+                return child
+        return None
+
+    def names(self, section: str) -> list[str]:
+        """Block names of a section, in file order."""
+        out: list[str] = []
+        for sec in self.root.sections(section):
+            out += [s.name for s in sec.sections() if s.name not in out]
+        return out
+
+    def has(self, section: str, name: str) -> bool:
+        """True if ``[section/name]`` exists."""
+        return self.node(section, name) is not None
+
+    def get_object(self, section: str, name: str) -> Any:
+        """Build (once) and return the object of ``[section/name]``."""
+        key = (section, name)
+        obj = self._cache.get(key)
+        if obj is not None:
+            return obj
+        if key in self._building:
+            chain = " -> ".join(f"[{s}/{n}]" for s, n in [*self._building, key])
+            raise InputError(f"{self.filename}: circular reference between blocks: {chain}")
+        node = self.node(section, name)
+        if node is None:
+            raise MissingBlockError(f"No [{section}/{name}] found in {self.filename}")
+        self._building.append(key)
+        try:
+            obj = self._build(section, name, node)
+        finally:
+            self._building.pop()
+        self._cache[key] = obj
+        return obj
+
+    def _build(self, section: str, name: str, node: Section) -> Any:
+        if keyword.iskeyword(name):
+            raise InputError(
+                f"{_loc(node)}: [{section}/{name}]: block name '{name}' is a Python keyword"
+            )
+        tname = node.get_str("type")
+        try:
+            cls: Any = registry.get(section, tname, block=name)
+        except NotRegisteredError as e:
+            raise NotRegisteredError(f"{_loc(node)}: {e}") from None
+        prefix = f"{_loc(node)}: [{node.path}] (type='{tname}'): "
+        try:
+            reject_unknown_fields(cls, node)
+            obj = cls.from_hit(node, self)
+        except HitError:
+            raise
+        except (ValueError, TypeError, KeyError) as e:
+            if getattr(e, "_neml2_located", False) or isinstance(e, InputError):
+                raise
+            raise _with_context(e, prefix) from e
+        with contextlib.suppress(AttributeError, TypeError):
+            obj._hit_name = name
+        return self._convert(obj)
+
+    def _convert(self, obj: Any) -> Any:
+        if self.device is None and self.dtype is None:
+            return obj
+        if isinstance(obj, nn.Module):
+            return obj.to(device=self.device, dtype=self.dtype)
+        data = getattr(obj, "data", None)
+        if isinstance(data, torch.Tensor) and data.is_floating_point():
+            from dataclasses import replace
+
+            return replace(obj, data=data.to(device=self.device, dtype=self.dtype))
+        if isinstance(obj, torch.Tensor) and obj.is_floating_point():
+            return obj.to(device=self.device, dtype=self.dtype)
+        return obj
+
+    # ---------------------------------------------------------------------------- getters
+    def get_model(self, name: str) -> Any:
+        """The model of ``[Models/name]``."""
+        return self.get_object("Models", name)
+
+    def has_model(self, name: str) -> bool:
+        """True if ``[Models/name]`` exists."""
+        return self.has("Models", name)
+
+    def get_tensor(self, name: str) -> Any:
+        """The tensor of ``[Tensors/name]``."""
+        return self.get_object("Tensors", name)
+
+    def has_tensor(self, name: str) -> bool:
+        """True if ``[Tensors/name]`` exists."""
+        return self.has("Tensors", name)
+
+    def get_solver(self, name: str) -> Any:
+        """The solver of ``[Solvers/name]``."""
+        return self.get_object("Solvers", name)
+
+    def get_equation_system(self, name: str) -> Any:
+        """The equation system of ``[EquationSystems/name]``."""
+        return self.get_object("EquationSystems", name)
+
+    def get_driver(self, name: str) -> Any:
+        """The driver of ``[Drivers/name]``."""
+        return self.get_object("Drivers", name)
+
+    def get_data(self, name: str) -> Any:
+        """The data object of ``[Data/name]``."""
+        return self.get_object("Data", name)
+
+    @property
+    def settings(self) -> Any:
+        """The ``[Settings]`` of the file."""
+        if self._settings is None:
+            from neml2.settings import Settings
+
+            self._settings = Settings.from_root(self.root)
+        return self._settings
+
+
+def _dtype(dtype: torch.dtype | str | None) -> torch.dtype | None:
+    if isinstance(dtype, str):
+        d = getattr(torch, dtype, None)
+        if not isinstance(d, torch.dtype):
+            raise ValueError(f"unknown dtype '{dtype}'")
+        return d
+    return dtype
+
+
+def load_input(
+    path: str | Path,
+    *,
+    pre: str = "",
+    post: str = "",
+    additional_args: Sequence[str] | str = (),
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | str | None = None,
+) -> InputFile:
+    """Parse an input file (``additional_args``: command-line overrides like ``Models/m/E:=1``)."""
+    args = additional_args.split() if isinstance(additional_args, str) else list(additional_args)
+    root = parse_file(path, pre=pre, post=post, overrides=args)
+    return InputFile(root, path, device=device, dtype=_dtype(dtype))
+
+
+def load_string(
+    text: str,
+    *,
+    pre: str = "",
+    post: str = "",
+    additional_args: Sequence[str] | str = (),
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | str | None = None,
+    filename: str = "<string>",
+) -> InputFile:
+    """Parse HIT ``text`` (relative paths resolve against the working directory)."""
+    args = additional_args.split() if isinstance(additional_args, str) else list(additional_args)
+    root = parse_text(text, filename, pre=pre, post=post, overrides=args)
+    return InputFile(root, None, device=device, dtype=_dtype(dtype))
+
+
+def load_model(
+    path: str | Path,
+    name: str,
+    *,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | str | None = None,
+) -> Any:
+    """Load ``[Models/name]`` from an input file."""
+    return load_input(path, device=device, dtype=dtype).get_model(name)
+
+
+__all__ += ["MissingBlockError", "NotRegisteredError"]

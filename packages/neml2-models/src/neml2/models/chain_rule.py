@@ -1,0 +1,201 @@
+r"""Forward-mode chain rule over typed tangents.
+
+A tangent of a ``T`` variable is a ``T`` wrapper with leading seed (K) axes,
+data ``(*K, *B, *S, *base)``. A leaf pushes incoming tangents through its local derivatives:
+
+.. math::  \dot y^{(\ell)} = \sum_i \frac{\partial y}{\partial x_i}[\dot x_i^{(\ell)}]
+
+for every seed leaf :math:`\ell`. Each *action* ``actions[x_i]`` maps an incoming tangent to its
+contribution (a tangent of the output type). Second order:
+
+.. math::  (g\circ f)''[a,b] = g''(f'a, f'b) + g'(f''[a,b]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeAlias
+
+from neml2.models._typed import retag_sub
+from neml2.tensors import TensorWrapper, equalize_tangent_k
+
+__all__ = [
+    "ChainRuleAction",
+    "ChainRuleDict",
+    "SecondOrderChainRuleAction",
+    "SecondOrderChainRuleDict",
+    "TangentAction",
+    "accumulate",
+    "apply_chain_rule",
+    "apply_chain_rule_2",
+    "propagate_tangents",
+]
+
+ChainRuleDict: TypeAlias = dict[str, dict[str, TensorWrapper]]
+"""``{variable: {seed leaf: tangent}}``."""
+SecondOrderChainRuleDict: TypeAlias = dict[str, dict[str, dict[str, TensorWrapper]]]
+"""``{variable: {seed a: {seed b: tangent (N_a, N_b, ...)}}}``."""
+ChainRuleAction: TypeAlias = Callable[..., TensorWrapper]
+"""Maps an input tangent to its contribution to an output tangent."""
+SecondOrderChainRuleAction: TypeAlias = Callable[..., TensorWrapper]
+"""Maps a pair of input tangents ``(Va, Vb)`` to the ``g''`` contribution."""
+TangentAction: TypeAlias = TensorWrapper
+"""A tangent value (typed wrapper with leading K axes)."""
+
+_EMPTY: dict[str, str] = {}
+
+
+def accumulate(parts: list[Any]) -> Any:
+    """Sum contributions to one seed leaf, equalizing K storage sizes first when they differ."""
+    if len(parts) == 1:
+        return parts[0]
+    shapes = {p.data.shape[: p.k_ndim] for p in parts}
+    if len(shapes) > 1:
+        parts = list(equalize_tangent_k(parts))
+    total = parts[0]
+    for p in parts[1:]:
+        total = total + p
+    return total
+
+
+def _push(
+    v: Mapping[str, Mapping[str, Any]],
+    actions: Mapping[str, ChainRuleAction],
+    renames: Mapping[str, str],
+    sub_ndim: int | None,
+    types: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    acc: dict[str, list[Any]] = {}
+    for name, action in actions.items():
+        key = renames.get(name, name)
+        seeds = v.get(key)
+        if not seeds:
+            continue
+        for leaf, tangent in seeds.items():
+            if not isinstance(tangent, TensorWrapper) and types is not None and key in types:
+                tangent = types[key](tangent)  # raw seed: wrapped, K left unmarked
+            c = action(tangent)
+            if sub_ndim is not None and c.sub_batch_ndim != sub_ndim:
+                c = retag_sub(c, sub_ndim)
+            bucket = acc.get(leaf)
+            if bucket is None:
+                acc[leaf] = [c]
+            else:
+                bucket.append(c)
+    return {leaf: accumulate(parts) for leaf, parts in acc.items()}
+
+
+def apply_chain_rule(
+    v: Mapping[str, Mapping[str, Any]],
+    output_name: str,
+    actions: Mapping[str, ChainRuleAction],
+    *,
+    output: TensorWrapper | None = None,
+    renames: Mapping[str, str] | None = None,
+    types: Mapping[str, Any] | None = None,
+) -> ChainRuleDict:
+    """Push first-order tangents ``v`` through ``actions`` into ``{output_name: {leaf: t}}``.
+
+    Inputs absent from ``v`` contribute nothing; an output depending on no seeded input is absent
+    from the result. Action keys and ``output_name`` may be option names (translated through
+    ``renames``). With ``output`` given, contributions are retagged to its sub-batch rank. Raw
+    tensor seeds are wrapped as ``types[input]`` (their K axes then act as leading batch axes).
+    """
+    r = renames or _EMPTY
+    out = _push(v, actions, r, None if output is None else output.sub_batch_ndim, types)
+    return {r.get(output_name, output_name): out} if out else {}
+
+
+def _pair(va: Any, vb: Any) -> tuple[Any, Any]:
+    """Give ``va`` K ``(N_a, 1)`` and ``vb`` K ``(1, N_b)`` so an action broadcasts to all pairs."""
+    a = type(va)._wrap(
+        va.data.unsqueeze(va.k_ndim),
+        va.sub_batch_ndim,
+        va.sub_batch_state,
+        va.sub_batch_meta,
+        va.k_ndim + 1,
+        (*va.k_state, "broadcast"),
+        (*va.k_pairing, None),
+    )
+    b = type(vb)._wrap(
+        vb.data.unsqueeze(0),
+        vb.sub_batch_ndim,
+        vb.sub_batch_state,
+        vb.sub_batch_meta,
+        vb.k_ndim + 1,
+        ("broadcast", *vb.k_state),
+        (None, *vb.k_pairing),
+    )
+    return a, b
+
+
+def apply_chain_rule_2(
+    v: Mapping[str, Mapping[str, Any]],
+    v2: Mapping[str, Mapping[str, Mapping[str, Any]]] | None,
+    output_name: str,
+    actions_1: Mapping[str, ChainRuleAction],
+    actions_2: Mapping[tuple[str, str], SecondOrderChainRuleAction] | None,
+    vh: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    output: TensorWrapper | None = None,
+    renames: Mapping[str, str] | None = None,
+) -> SecondOrderChainRuleDict:
+    """Second-order pushforward ``{output_name: {a: {b: t}}}`` with ``t`` of K ``(N_a, N_b)``.
+
+    ``actions_2[(i, j)](Va, Vb)`` returns ``g''[Va, Vb]``; it receives ``v[i][a]`` with K
+    ``(N_a, 1)`` and ``vh[j][b]`` (``vh`` defaults to ``v``) with K ``(1, N_b)``, so plain
+    broadcasting wrapper arithmetic yields all pairs at once. ``actions_1`` is applied to ``v2``.
+    """
+    r = renames or _EMPTY
+    sub = None if output is None else output.sub_batch_ndim
+    w = v if vh is None else vh
+    acc: dict[str, dict[str, list[Any]]] = {}
+
+    def add(a: str, b: str, c: Any) -> None:
+        if sub is not None and c.sub_batch_ndim != sub:
+            c = retag_sub(c, sub)
+        acc.setdefault(a, {}).setdefault(b, []).append(c)
+
+    for (i, j), act in (actions_2 or {}).items():
+        vi, wj = v.get(r.get(i, i)), w.get(r.get(j, j))
+        if not vi or not wj:
+            continue
+        for a, ta in vi.items():
+            for b, tb in wj.items():
+                pa, pb = _pair(ta, tb)
+                add(a, b, act(pa, pb))
+    if v2:
+        for name, action in actions_1.items():
+            seeds = v2.get(r.get(name, name))
+            if not seeds:
+                continue
+            for a, inner in seeds.items():
+                for b, t in inner.items():
+                    add(a, b, action(t))
+    out = {a: {b: accumulate(ps) for b, ps in inner.items()} for a, inner in acc.items()}
+    return {r.get(output_name, output_name): out} if out else {}
+
+
+def propagate_tangents(
+    v: Mapping[str, Mapping[str, Any]],
+    output_name: str,
+    actions_1: Mapping[str, ChainRuleAction],
+    *,
+    output: TensorWrapper | None = None,
+    v2: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
+    actions_2: Mapping[tuple[str, str], SecondOrderChainRuleAction] | None = None,
+    vh: Mapping[str, Mapping[str, Any]] | None = None,
+    renames: Mapping[str, str] | None = None,
+    types: Mapping[str, Any] | None = None,
+) -> tuple[Any, ...]:
+    """``(v_out,)``, ``(v_out, v2_out)`` or ``(v_out, v2_out, vh_out)`` as requested."""
+    v_out = apply_chain_rule(v, output_name, actions_1, output=output, renames=renames, types=types)
+    if v2 is None and vh is None:
+        return (v_out,)
+    v2_out = apply_chain_rule_2(
+        v, v2, output_name, actions_1, actions_2, vh, output=output, renames=renames
+    )
+    if vh is None:
+        return (v_out, v2_out)
+    vh_out = apply_chain_rule(vh, output_name, actions_1, output=output, renames=renames)
+    return (v_out, v2_out, vh_out)

@@ -1,0 +1,431 @@
+"""``Model``: base class of every constitutive model (a ``torch.nn.Module``).
+
+A leaf declares ``hit = HitSchema(...)``; the base class derives ``input_spec``/``output_spec``
+(variable name → wrapper type, ordered as ``forward``'s arguments / return values) and builds it
+from HIT. ``forward(*inputs, *promoted, v=None[, v2=None, vh=None])`` returns the outputs (one
+output: a bare wrapper) and, with ``v``, appends the pushed-forward tangents ``v_out`` (then
+``v2_out``, ``vh_out``); see :mod:`neml2.models.chain_rule`.
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import torch
+from torch import nn
+
+from neml2 import _guard
+from neml2.models import _derivatives, _jacobian, ad
+from neml2.models._params import NLParam, PromotedParam, resolve_constant, resolve_provider
+from neml2.models._store import store_schema_values
+from neml2.models._typed import as_type, broadcast
+from neml2.models.chain_rule import (
+    ChainRuleAction,
+    ChainRuleDict,
+    SecondOrderChainRuleAction,
+    SecondOrderChainRuleDict,
+    TangentAction,
+    apply_chain_rule,
+    apply_chain_rule_2,
+    propagate_tangents,
+)
+from neml2.schema import HitSchema
+from neml2.tensors import TensorWrapper
+
+__all__ = [
+    "ChainRuleAction",
+    "ChainRuleDict",
+    "Model",
+    "NLParam",
+    "PromotedParam",
+    "SecondOrderChainRuleAction",
+    "SecondOrderChainRuleDict",
+    "TangentAction",
+    "register_submodule",
+]
+
+
+class Model(nn.Module):
+    """Base class of neml2 models with named, typed input and output variables."""
+
+    SECTION: ClassVar[str] = "Models"
+    hit: ClassVar[HitSchema | None] = None
+    # class-level defaults (from the schema); every instance holds its own resolved copies
+    input_spec: dict[str, Any] = {}  # noqa: RUF012
+    output_spec: dict[str, Any] = {}  # noqa: RUF012
+    output_priorities: dict[str, str | None] = {}  # noqa: RUF012
+    SUPPORTS_SECOND_ORDER: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        schema = cls.__dict__.get("hit")
+        if schema is not None:
+            ins = ("input", "derived_input", "var_inputs")
+            outs = ("output", "derived_output")
+            cls.input_spec = {f.name: f.type for f in schema if f.kind in ins}
+            cls.output_spec = {f.name: f.type for f in schema if f.kind in outs}
+            cls.output_priorities = {f.name: f.priority for f in schema if f.kind in outs}
+
+    def __init__(self, **hit_values: Any) -> None:
+        super().__init__()
+        factory = hit_values.pop("factory", None)
+        block = hit_values.pop("_hit_name", None)
+        self._hit_name: str | None = block
+        self._var_renames: dict[str, str] = {}
+        self._nl_params: dict[str, NLParam] = {}
+        self._param_alias: dict[str, str] = {}
+        self._param_types: dict[str, Any] = {}
+        self._pfast: dict[str, tuple[Any, ...]] = {}  # _get_param cache
+        self._ad_inputs: tuple[str, ...] = ()
+        self._ad_outputs: tuple[str, ...] = ()
+        self.input_spec = dict(type(self).input_spec)
+        self.output_spec = dict(type(self).output_spec)
+        self.output_priorities = dict(type(self).output_priorities)
+        if type(self).hit is not None:
+            store_schema_values(self, dict(hit_values), factory, block)
+        elif hit_values:
+            raise TypeError(
+                f"{type(self).__name__}: unexpected constructor argument(s) {sorted(hit_values)}"
+            )
+        self.__post_init__()
+
+    def __post_init__(self) -> None:
+        """Hook run after the schema values are stored (e.g. to call :meth:`request_AD`)."""
+
+    def _store_schema_values(self, values: Mapping[str, Any], factory: Any = None) -> None:
+        """(Re)apply schema values; rebuilds the specs (dynamic-I/O models)."""
+        store_schema_values(self, dict(values), factory, self._hit_name)
+
+    # ------------------------------------------------------------------ construction from HIT
+    @classmethod
+    def from_hit(cls, node: Any, factory: Any) -> Any:
+        """Construct from a HIT block through the class's :class:`HitSchema`."""
+        from neml2.factory import kwargs_from_hit
+
+        kwargs = kwargs_from_hit(cls, node, factory)
+        return cls(**kwargs, factory=factory, _hit_name=node.name)
+
+    # ------------------------------------------------------------------ parameters and buffers
+    def register_typed_parameter(self, name: str, value: TensorWrapper) -> None:
+        """Register ``value`` as an ``nn.Parameter`` named ``name`` (type kept for reads)."""
+        self.register_parameter(name, nn.Parameter(value.data.detach().clone()))
+        self._param_types[name] = (type(value), value.sub_batch_ndim)
+        self._pfast.clear()
+
+    def register_typed_buffer(
+        self, name: str, value: TensorWrapper, persistent: bool = True
+    ) -> None:
+        """Register ``value`` as a buffer (a constant, no autograd)."""
+        self.register_buffer(name, value.data.detach().clone(), persistent=persistent)
+        self._param_types[name] = (type(value), value.sub_batch_ndim)
+        self._pfast.clear()
+
+    def declare_typed_parameter(
+        self,
+        name: str,
+        spec: Any,
+        type_cls: Any,
+        *,
+        factory: Any = None,
+        allow_nonlinear: bool = False,
+    ) -> None:
+        """Resolve ``spec`` (literal → ``[Tensors]`` → ``model[.var]`` → bare variable)."""
+        what = f"parameter '{name}'"
+        value = resolve_constant(spec, type_cls, factory, what)
+        if value is not None:
+            self.register_typed_parameter(name, value)
+            return
+        if not allow_nonlinear:
+            raise ValueError(
+                f"{what}: cannot resolve spec {spec!r} as a literal or [Tensors] entry, and "
+                f"variable coupling is not enabled for this parameter"
+            )
+        prov = resolve_provider(spec, factory, what)
+        provider, out = prov if prov is not None else (None, None)
+        input_name = out if out is not None else spec.strip()
+        if not input_name or len(input_name.split()) != 1:
+            raise ValueError(f"{what}: {spec!r} is not a variable name")
+        used = {p.input_name: p.tail_index for p in self._nl_params.values()}
+        if input_name in used:
+            tail = used[input_name]
+        elif input_name in self.input_spec:
+            raise ValueError(f"{what}: variable '{input_name}' is already an input of this model")
+        else:
+            tail = len(used)
+            self.input_spec[input_name] = type_cls
+        self._nl_params[name] = NLParam(input_name, tail, provider, out)
+        self._param_types[name] = (type_cls, 0)
+        self._pfast.clear()
+
+    def declare_typed_buffer(
+        self, name: str, spec: Any, type_cls: Any, *, factory: Any = None
+    ) -> None:
+        """Resolve ``spec`` as a literal or ``[Tensors]`` entry and register a typed buffer."""
+        value = resolve_constant(spec, type_cls, factory, f"buffer '{name}'")
+        if value is None:
+            raise ValueError(
+                f"buffer '{name}': cannot resolve spec {spec!r} as a literal or [Tensors] entry"
+            )
+        self.register_typed_buffer(name, value)
+
+    def _get_param(self, name: str, promoted: Sequence[Any] = (), type_cls: Any = None) -> Any:
+        """Typed value of parameter/buffer ``name`` (from ``promoted`` if it was promoted).
+
+        Hot path: one cache entry per name; the wrapper is rebuilt only when the stored
+        ``nn.Parameter``/buffer object was replaced (``set_parameter``, ``.to()``,
+        ``functional_call``); in-place data changes are seen through the wrapper.
+        """
+        e = self._pfast.get(name)
+        if e is not None:
+            if e[0] >= 0:
+                return promoted[e[0]]
+            if e[1].get(e[2]) is e[3]:
+                return e[4]
+        return self._get_param_slow(name, promoted)
+
+    def _get_param_slow(self, name: str, promoted: Sequence[Any]) -> Any:
+        key = self._param_alias.get(name, name)
+        nl = self._nl_params.get(key)
+        if nl is not None:
+            self._pfast[name] = (nl.tail_index, None, None, None, None)
+            return promoted[nl.tail_index]
+        store: dict[str, Any] = self._parameters if key in self._parameters else self._buffers
+        p = store.get(key)
+        if key not in self._param_types:
+            raise KeyError(f"{type(self).__name__}: no parameter or buffer '{name}'")
+        cls, sub = self._param_types[key]
+        w = cls._wrap(p, sub)
+        self._pfast[name] = (-1, store, key, p, w)
+        return w
+
+    def _get_param_list(self, names: Sequence[str], promoted: Sequence[Any] = ()) -> list[Any]:
+        """Typed values of several parameters (see :meth:`_get_param`)."""
+        return [self._get_param(n, promoted) for n in names]
+
+    def promoted_input(self, name: str) -> str | None:
+        """Input variable a promoted parameter reads (``None`` if ``name`` is a real parameter)."""
+        nl = self._nl_params.get(self._param_alias.get(name, name))
+        return None if nl is None else nl.input_name
+
+    @property
+    def nl_params(self) -> dict[str, NLParam]:
+        """Promoted parameters (attribute → :class:`NLParam`)."""
+        return self._nl_params
+
+    def named_typed_parameters(self) -> dict[str, Any]:
+        """Qualified name → typed value of every (non-promoted) parameter in the tree."""
+        out: dict[str, Any] = {}
+        for prefix, mod in self.named_modules():
+            if isinstance(mod, Model):
+                for n in mod._parameters:
+                    out[f"{prefix}.{n}" if prefix else n] = mod._get_param(n)
+        return out
+
+    def parameter_base_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Qualified parameter name → base shape of its tensor type."""
+        out: dict[str, tuple[int, ...]] = {}
+        for prefix, mod in self.named_modules():
+            if isinstance(mod, Model):
+                for n in mod._parameters:
+                    out[f"{prefix}.{n}" if prefix else n] = tuple(mod._param_types[n][0].BASE_SHAPE)
+        return out
+
+    def set_parameter(self, qname: str, value: Any) -> None:
+        """Set a parameter: in-place copy if broadcastable to its shape, else replace it."""
+        mod_path, _, attr = qname.rpartition(".")
+        mod = self.get_submodule(mod_path) if mod_path else self
+        p = mod._parameters.get(attr) if isinstance(mod, nn.Module) else None
+        if p is None:
+            raise KeyError(f"set_parameter: no parameter '{qname}'")
+        data = value.data if isinstance(value, TensorWrapper) else torch.as_tensor(value)
+        data = data.to(dtype=p.dtype, device=p.device)
+        try:
+            ok = broadcast(data.shape, p.shape) == tuple(p.shape)
+        except RuntimeError:
+            ok = False
+        with torch.no_grad():
+            if ok:
+                p.copy_(data)
+            else:
+                mod._parameters[attr] = nn.Parameter(data.clone(), requires_grad=p.requires_grad)
+
+    # ------------------------------------------------------------------ calling
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Evaluate the model (subclasses implement)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement forward()")
+
+    def __call__(
+        self, *args: Any, v: Any = None, v2: Any = None, vh: Any = None, **kwargs: Any
+    ) -> Any:
+        if _guard.STRICT:
+            return _guard.call_strict(self, self._dispatch, *args, v=v, v2=v2, vh=vh, **kwargs)
+        if v is None and v2 is None and vh is None:
+            return self.forward(*args, **kwargs)
+        return self._dispatch(*args, v=v, v2=v2, vh=vh, **kwargs)
+
+    def _dispatch(self, *args: Any, v: Any, v2: Any, vh: Any, **kwargs: Any) -> Any:
+        """Route a call: plain forward, AD pushforward (``request_AD``), or v/v2/vh forward."""
+        if v is None:
+            if v2 is not None or vh is not None:
+                raise ValueError(f"{type(self).__name__}: v2/vh passed without v")
+            return self.forward(*args, **kwargs)
+        if v2 is None and vh is None:
+            if self._ad_inputs:
+                return ad.ad_pushforward(self, args, v)
+            return self.forward(*args, v=v, **kwargs)
+        if not self.SUPPORTS_SECOND_ORDER:
+            raise RuntimeError(
+                f"{type(self).__name__} ({self._hit_name}) does not support second-order "
+                f"tangents (SUPPORTS_SECOND_ORDER is False)"
+            )
+        return self.forward(*args, v=v, v2=v2, vh=vh, **kwargs)
+
+    def wrap_inputs(self, state: Mapping[str, Any]) -> list[Any]:
+        """Positional arguments for ``forward`` from a name-keyed mapping (wrapping raw tensors)."""
+        args = []
+        for name, cls in self.input_spec.items():
+            if name not in state:
+                raise KeyError(
+                    f"{type(self).__name__} ({self._hit_name}): missing input variable '{name}' "
+                    f"(inputs: {list(self.input_spec)})"
+                )
+            args.append(as_type(cls, state[name], what=f"input variable '{name}'"))
+        return args
+
+    def call_by_name(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """Evaluate from ``{input name: value}``; returns ``{output name: wrapper}``."""
+        res = self(*self.wrap_inputs(state))
+        if not isinstance(res, tuple):
+            res = (res,)
+        return dict(zip(self.output_spec, res, strict=True))
+
+    def value(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """Same as :meth:`call_by_name`."""
+        return self.call_by_name(state)
+
+    def jvp(
+        self, inputs: Mapping[str, Any], tangents: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(outputs, {output: directional derivative})``; missing tangents count as zero."""
+        return _derivatives.jvp(self, inputs, tangents)
+
+    def jacobian(self, inputs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(outputs, J)`` with ``J[out][in]`` a ``Tensor`` ``(*batch, *sub, *out_base, *in_base)``.
+
+        Sub-batch reductions/differences (and site mixing) give the full per-site block
+        ``(*batch, *out_sub, *out_base, *in_sub, *in_base)``; see :mod:`neml2.models._jacobian`.
+        Dynamic-batch reductions raise ``ValueError`` (use :meth:`jvp`).
+        """
+        return _jacobian.jacobian(self, inputs)
+
+    # ------------------------------------------------------------------ chain rule helpers
+    def apply_chain_rule(
+        self,
+        v: Mapping[str, Mapping[str, Any]],
+        output_name: str,
+        actions: Mapping[str, ChainRuleAction],
+        *,
+        output: TensorWrapper | None = None,
+    ) -> ChainRuleDict:
+        """See :func:`neml2.models.chain_rule.apply_chain_rule` (option names translated)."""
+        return apply_chain_rule(
+            v,
+            output_name,
+            actions,
+            output=output,
+            renames=self._var_renames,
+            types=self.input_spec,
+        )
+
+    def apply_chain_rule_2(
+        self,
+        v: Mapping[str, Mapping[str, Any]],
+        v2: Any,
+        output_name: str,
+        actions_1: Mapping[str, ChainRuleAction],
+        actions_2: Mapping[tuple[str, str], SecondOrderChainRuleAction] | None,
+        vh: Mapping[str, Mapping[str, Any]] | None = None,
+        *,
+        output: TensorWrapper | None = None,
+    ) -> SecondOrderChainRuleDict:
+        """See :func:`neml2.models.chain_rule.apply_chain_rule_2`."""
+        return apply_chain_rule_2(
+            v, v2, output_name, actions_1, actions_2, vh, output=output, renames=self._var_renames
+        )
+
+    def propagate_tangents(
+        self,
+        v: Mapping[str, Mapping[str, Any]],
+        output_name: str,
+        actions_1: Mapping[str, ChainRuleAction],
+        *,
+        output: TensorWrapper | None = None,
+        v2: Any = None,
+        actions_2: Mapping[tuple[str, str], SecondOrderChainRuleAction] | None = None,
+        vh: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> tuple[Any, ...]:
+        """See :func:`neml2.models.chain_rule.propagate_tangents`."""
+        return propagate_tangents(
+            v,
+            output_name,
+            actions_1,
+            output=output,
+            v2=v2,
+            actions_2=actions_2,
+            vh=vh,
+            renames=self._var_renames,
+            types=self.input_spec,
+        )
+
+    # ------------------------------------------------------------------ AD fallback
+    def request_AD(
+        self, outputs: Sequence[str] | None = None, inputs: Sequence[str] | None = None
+    ) -> None:
+        """Compute first derivatives w.r.t. ``inputs`` (default: all structural) by autograd."""
+        ad.request_AD(self, outputs, inputs)
+
+    def param_jacobian(
+        self, inputs: Mapping[str, Any], params: Sequence[str] | None = None
+    ) -> tuple[dict[str, torch.Tensor], dict[str, dict[str, torch.Tensor]]]:
+        """Per-batch ``d out / d param`` blocks ``(*batch, *out_base, *param_base)``."""
+        return ad.param_jacobian(self, inputs, params)
+
+    def param_vjp(
+        self,
+        inputs: Mapping[str, Any],
+        cotangents: Mapping[str, Any],
+        params: Sequence[str] | None = None,
+    ) -> dict[str, torch.Tensor]:
+        """Reverse mode: ``Σ_batch cot · d out / d param`` per qualified parameter name."""
+        return ad.param_vjp(self, inputs, cotangents, params)
+
+    # ------------------------------------------------------------------ printing
+    def __str__(self) -> str:
+        from neml2.models.summary import summary
+
+        return summary(self)
+
+
+def register_submodule(
+    parent: nn.Module, child: nn.Module, fallback: str, *, used: set[str] | None = None
+) -> str:
+    """Add ``child`` to ``parent`` under its HIT block name when usable, else ``fallback``.
+
+    The HIT name is used if it is an identifier, not a keyword, not an existing attribute of
+    ``parent`` and not in ``used``. Returns the attribute name.
+    """
+    name = getattr(child, "_hit_name", None)
+    ok = (
+        isinstance(name, str)
+        and name.isidentifier()
+        and not keyword.iskeyword(name)
+        and not hasattr(parent, name)
+        and (used is None or name not in used)
+    )
+    attr = name if ok and isinstance(name, str) else fallback
+    parent.add_module(attr, child)
+    if used is not None:
+        used.add(attr)
+    return attr

@@ -1,0 +1,1 @@
+"""Solid-mechanics leaf models (elasticity, kinematics, plasticity, viscoplasticity, ...)."""

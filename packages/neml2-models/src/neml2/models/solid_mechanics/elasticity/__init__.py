@@ -1,0 +1,1 @@
+"""Elasticity: isotropic/cubic stiffness, linear elasticity, strain measures."""

@@ -1,0 +1,1 @@
+"""Kinematics: eigenstrains and volume-change deformation Jacobians."""

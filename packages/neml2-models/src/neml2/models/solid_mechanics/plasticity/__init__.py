@@ -1,0 +1,1 @@
+"""Plasticity: Mandel stress, yield functions, normality, flow rules and hardening."""

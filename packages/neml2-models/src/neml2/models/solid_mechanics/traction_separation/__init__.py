@@ -1,0 +1,1 @@
+"""Cohesive traction-separation laws, damage initiation/propagation criteria and mode mixity."""

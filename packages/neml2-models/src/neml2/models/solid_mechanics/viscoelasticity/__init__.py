@@ -1,0 +1,1 @@
+"""Linear viscoelasticity: dashpot, Kelvin-Voigt, Zener, Burgers and Wiechert elements."""

@@ -1,0 +1,1 @@
+"""Viscoplasticity: rate laws, static recovery, thermal annealing, Kocks-Mecking."""

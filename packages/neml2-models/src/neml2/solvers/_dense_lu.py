@@ -1,0 +1,97 @@
+"""``DenseLU``: direct solve of a single-group system with batched LU.
+
+A dense group solves ``(*B, n, n)`` systems, a block group ``(*B, *sub, n, n)``
+(leading sub-batch axes = independent per-site LUs). ``n = 1`` is a division.
+Singular systems are not raised here: their solutions come out non-finite and
+Newton reports divergence.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from neml2._registry import register_neml2_object
+from neml2.es import AssembledMatrix, AssembledVector, AxisGroup
+from neml2.solvers._lu_cache import LUCache
+from neml2.solvers._protocol import DirectSolver, LinearOperator
+
+
+def _single_group(A: AssembledMatrix, who: str) -> tuple[AxisGroup, AxisGroup]:
+    if len(A.row_layout.groups) != 1 or len(A.col_layout.groups) != 1:
+        raise ValueError(
+            f"{who}: needs a single residual group and a single unknown group, got "
+            f"{len(A.row_layout.groups)} x {len(A.col_layout.groups)} (use SchurComplement)"
+        )
+    rg, cg = A.row_layout.groups[0], A.col_layout.groups[0]
+    if rg.width != cg.width or rg.structure != cg.structure:
+        raise ValueError(
+            f"{who}: the system is not square per site: residuals {rg.structure} "
+            f"{list(rg.names)} (width {rg.width}) vs unknowns {cg.structure} "
+            f"{list(cg.names)} (width {cg.width})"
+        )
+    return rg, cg
+
+
+def _solve(a: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
+    """``a⁻¹ rhs`` for ``a (..., n, n)``, ``rhs (..., n, k)`` (batches broadcast)."""
+    if a.shape[-1] == 1:
+        return rhs / a
+    x: torch.Tensor = torch.linalg.solve_ex(a, rhs, check_errors=False)[0]
+    return x
+
+
+def _pad(t: torch.Tensor, rg: AxisGroup, cg: AxisGroup, rhs: bool = False) -> torch.Tensor:
+    """Align a dense-row system with a block-column right-hand side ``(*B, *sub, n, k)``.
+
+    The matrix gets unit sub-batch axes (``rhs=False``); or the right-hand side's sub-batch
+    axes are moved into its columns (``rhs=True``) so the cached factors apply unchanged.
+    """
+    if rg.is_block or not cg.is_block:
+        return t
+    nsub = len(cg.sub_batch_shape)
+    if rhs:
+        moved = t.movedim(tuple(range(-2 - nsub, -2)), tuple(range(-nsub, 0)))
+        return moved.reshape(*moved.shape[: moved.ndim - nsub - 2], t.shape[-2], -1)
+    return t.reshape(t.shape[:-2] + (1,) * nsub + t.shape[-2:])
+
+
+def _unpad(x: torch.Tensor, rg: AxisGroup, cg: AxisGroup) -> torch.Tensor:
+    """Inverse of ``_pad(rhs=True)``: columns back to ``(*B, *sub, n, k)``."""
+    if rg.is_block or not cg.is_block:
+        return x
+    sub = cg.sub_batch_shape
+    nsub = len(sub)
+    x = x.reshape(*x.shape[:-1], cg.width, *sub)
+    return x.movedim(tuple(range(-nsub, 0)), tuple(range(-2 - nsub, -2)))
+
+
+@register_neml2_object("DenseLU")
+class DenseLU(DirectSolver):
+    """Direct solve with batched dense LU (one group; per-site LUs for block groups).
+
+    Matrix right-hand sides go through an :class:`LUCache`, so repeated sensitivity
+    solves against the same ``A`` factor it once.
+    """
+
+    def __init__(self) -> None:
+        self.lu_cache = LUCache()
+
+    def solve(self, A: LinearOperator, b: AssembledVector) -> AssembledVector:
+        """``x = A⁻¹ b``."""
+        M = A.matrix()
+        _single_group(M, "DenseLU")
+        x = _solve(M.blocks[0][0], b.tensors[0].unsqueeze(-1)).squeeze(-1)
+        return AssembledVector._new(M.col_layout, (x,))
+
+    def solve_matrix(self, A: AssembledMatrix, B: AssembledMatrix) -> AssembledMatrix:
+        """``X = A⁻¹ B`` column group by column group."""
+        rg, _ = _single_group(A, "DenseLU")
+        a = A.blocks[0][0]
+        out = []
+        for cg, blk in zip(B.col_layout.groups, B.blocks[0], strict=True):
+            if a.shape[-1] == 1:
+                out.append(_solve(_pad(a, rg, cg), blk))
+                continue
+            x = self.lu_cache.solve(a, _pad(blk, rg, cg, rhs=True))
+            out.append(_unpad(x, rg, cg))
+        return AssembledMatrix(A.col_layout, B.col_layout, [out], check=False)

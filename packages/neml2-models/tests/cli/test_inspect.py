@@ -1,0 +1,114 @@
+"""neml2-inspect: text format and --json of framework.md §8, sub-batch annotation, failures."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neml2.cli.inspect import main
+
+
+def _load_scenario() -> Any:
+    """The shared scenario module ``tests/drivers/_scenario.py`` (test dirs are not packages)."""
+    name = "neml2_tests_drivers_scenario"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "drivers" / "_scenario.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+_sc = _load_scenario()
+make = _sc.make
+
+TEXT = """\
+Model: ComposedModel
+
+Inputs (5):
+  strain: type=SR2{sub}
+  x~1: type=Scalar
+  t: type=Scalar
+  t~1: type=Scalar
+  x_rate: type=Scalar
+
+Outputs (2):
+  stress: type=SR2
+  x: type=Scalar
+
+Parameters (2):
+  elastic.E: dtype=torch.float64, device=cpu, shape=[]
+  elastic.nu: dtype=torch.float64, device=cpu, shape=[]
+
+Buffers (0):
+"""
+
+
+def _input(tmp_path: Path, settings: str = "") -> str:
+    p = tmp_path / "model.i"
+    p.write_text(make(nsteps=2).hit() + settings)
+    return str(p)
+
+
+def test_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([_input(tmp_path), "model"]) == 0
+    assert capsys.readouterr().out == TEXT.format(sub="")
+
+
+def test_sub_batch_annotation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = "[Settings]\n  [example_batch_shape]\n    strain = '(2; 3)'\n  []\n[]\n"
+    assert main([_input(tmp_path, settings), "model"]) == 0
+    assert capsys.readouterr().out == TEXT.format(sub=", sub_batch=[3]")
+
+
+def test_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([_input(tmp_path), "model", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    rec = json.loads(out)
+    assert list(rec) == ["name", "inputs", "outputs", "parameters", "buffers", "retcode"]
+    assert rec["name"] == "ComposedModel"
+    assert rec["retcode"] == 0
+    assert rec["inputs"][0] == {"name": "strain", "type": "SR2"}
+    assert [v["name"] for v in rec["inputs"]] == ["strain", "x~1", "t", "t~1", "x_rate"]
+    assert rec["outputs"] == [{"name": "stress", "type": "SR2"}, {"name": "x", "type": "Scalar"}]
+    assert rec["parameters"][0] == {
+        "name": "elastic.E",
+        "dtype": "torch.float64",
+        "device": "cpu",
+        "shape": [],
+    }
+    assert rec["buffers"] == []
+
+
+def test_overrides_apply(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([_input(tmp_path), "euler", "Models/euler/variable:=y", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert [v["name"] for v in rec["outputs"]] == ["y"]
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_unknown_model(tmp_path: Path, capsys: pytest.CaptureFixture[str], as_json: bool) -> None:
+    args = [_input(tmp_path), "nomodel", *(["--json"] if as_json else [])]
+    assert main(args) == 1
+    out = capsys.readouterr()
+    assert out.err.startswith("Error: No [Models/nomodel] found in ")
+    if as_json:
+        rec = json.loads(out.out)
+        assert rec["retcode"] == 1
+        assert rec["error"].startswith("No [Models/nomodel] found in ")
+    else:
+        assert out.out == ""
+
+
+def test_bad_type_names_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([_input(tmp_path), "euler", "Models/euler/type:=NoSuchModel"]) == 1
+    err = capsys.readouterr().err
+    assert "NoSuchModel" in err and "[Models/euler]" in err

@@ -1,0 +1,58 @@
+"""Top-level API: cheap import, __all__, load_input/load_string/load_model arguments."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+import neml2
+
+MODEL = """
+[Models]
+  [m]
+    type = ScalarLinearCombination
+    from = 'a'
+    to = 'b'
+    weights = 2
+  []
+[]
+"""
+
+
+def test_import_is_cheap() -> None:
+    code = "import sys, neml2; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_all_names_resolve() -> None:
+    for name in neml2.__all__:
+        assert getattr(neml2, name) is not None, name
+    assert neml2.Model.__module__ == "neml2.models.model"
+    assert neml2.load_model is neml2.factory.load_model
+
+
+def test_load_input_overrides_and_dtype(tmp_path: Path) -> None:
+    path = tmp_path / "m.i"
+    path.write_text(MODEL)
+    f = neml2.load_input(
+        path,
+        post="[Models]\n[m]\n offset := 1\n[]\n[]\n",
+        additional_args=["Models/m/weights:=3"],
+        dtype="float32",
+    )
+    m = f.get_model("m")
+    assert f.get_model("m") is m
+    (b,) = m.call_by_name({"a": torch.tensor([1.0, 2.0])}).values()
+    assert b.data.dtype == torch.float32 and b.data.tolist() == [4.0, 7.0]
+    m64 = neml2.load_model(path, "m", dtype=torch.float64, device="cpu")
+    assert next(m64.parameters()).dtype == torch.float64
+
+
+def test_load_string_pre() -> None:
+    f = neml2.load_string(MODEL, pre="w = 5\n", additional_args="Models/m/weights:=${w}")
+    (b,) = f.get_model("m").call_by_name({"a": torch.tensor([1.0], dtype=torch.float64)}).values()
+    assert b.data.tolist() == [5.0]
