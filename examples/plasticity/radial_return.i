@@ -1,7 +1,7 @@
 # Radial return for rate-independent J2 plasticity with linear isotropic hardening: a scalar
 # implicit solve for the equivalent plastic strain ep only. The elastic trial stress
-# s_tr = vonmises(C : (strain - plastic_strain~1)) is updated by LinearIsotropicElasticJ2TrialStressUpdate,
-# s = s_tr - 3 G (ep - ep~1), and the consistency conditions f(s, ep) <= 0, ep_rate >= 0,
+# s_tr = vonmises(C : (strain - plastic_strain~1)) is updated by
+# LinearIsotropicElasticJ2TrialStressUpdate, s = s_tr - 3 G (ep - ep~1), and the consistency conditions f(s, ep) <= 0, ep_rate >= 0,
 # f * ep_rate = 0 form a MinMapComplementarity residual. After the solve the plastic strain is
 # advanced along the trial flow direction, plastic_strain = plastic_strain~1 + (ep - ep~1) N_tr.
 # Load: cyclic uniaxial strain, a batch of two amplitudes.
@@ -118,6 +118,7 @@ K = 10000.0
     type = LinearIsotropicElasticity
     coefficients = '${E} ${nu}'
     coefficient_types = 'YOUNGS_MODULUS POISSONS_RATIO'
+    strain = 'elastic_strain'
   []
   [model]
     type = ComposedModel

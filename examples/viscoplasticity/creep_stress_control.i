@@ -1,11 +1,12 @@
 # Stress-controlled creep: J2 viscoplasticity with a Perzyna flow rule and Voce isotropic
-# hardening. The uniaxial stress ramps to smax (200 and 220) over the first 'nramp' steps and is then held;
-# the strain is the unknown (the stress residual of the rate-form elasticity determines it). Once
-# the hardening saturates the creep rate is steady:
+# hardening. The uniaxial stress ramps to smax (200 and 220) over the first 'nramp' steps and is
+# then held; the strain is the unknown (the stress residual of the rate-form elasticity
+# determines it). Once the hardening saturates the creep rate is steady:
 #   d eps_xx / dt = sqrt(2/3) (sqrt(2/3) (smax - sy - R) / eta)^n.
 # A batch of two stress levels.
 #
-#   neml2-run creep_stress_control.i driver --csv creep.csv --plot creep.png --plot-x t --plot-y strain_xx
+#   neml2-run creep_stress_control.i driver --csv creep.csv \
+#     --plot creep.png --plot-x t --plot-y strain_xx
 #   neml2-run creep_stress_control.i regression
 nsteps = 100
 nramp = 5

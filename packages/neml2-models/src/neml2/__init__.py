@@ -30,6 +30,7 @@ _LAZY: dict[str, str] = {
     "load_input": "neml2.factory",
     "load_string": "neml2.factory",
     "load_model": "neml2.factory",
+    "load_nonlinear_system": "neml2.factory",
     "HitSchema": "neml2.schema",
     "DenseLU": "neml2.solvers",
     "SchurComplement": "neml2.solvers",
@@ -37,8 +38,31 @@ _LAZY: dict[str, str] = {
     "NewtonWithLineSearch": "neml2.solvers",
     "NonlinearResult": "neml2.solvers",
     "RetCode": "neml2.solvers",
+    "ConvergenceError": "neml2.solvers",
+    "AxisLayout": "neml2.es",
+    "AssembledVector": "neml2.es",
+    "AssembledMatrix": "neml2.es",
+    "ModelNonlinearSystem": "neml2.es",
+    "ImplicitUpdate": "neml2.models.common.implicit_update",
+    "Driver": "neml2.drivers",
+    "TransientDriver": "neml2.drivers",
+    "TransientRegression": "neml2.drivers",
+    "Verification": "neml2.drivers",
+    "ModelUnitTest": "neml2.drivers",
+    "ModelUnitTestReport": "neml2.drivers",
 }
-_SUBMODULES = ("log", "types", "solvers", "es", "models", "factory", "schema", "tensors", "hit")
+_SUBMODULES = (
+    "log",
+    "types",
+    "solvers",
+    "es",
+    "models",
+    "drivers",
+    "factory",
+    "schema",
+    "tensors",
+    "hit",
+)
 
 __all__ = ["__version__", *_LAZY, "log"]
 

@@ -334,4 +334,15 @@ def load_model(
     return load_input(path, device=device, dtype=dtype).get_model(name)
 
 
-__all__ += ["MissingBlockError", "NotRegisteredError"]
+def load_nonlinear_system(
+    path: str | Path,
+    name: str,
+    *,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | str | None = None,
+) -> Any:
+    """Load ``[EquationSystems/name]`` from an input file (e.g. for the pyzag adapter)."""
+    return load_input(path, device=device, dtype=dtype).get_equation_system(name)
+
+
+__all__ += ["MissingBlockError", "NotRegisteredError", "load_nonlinear_system"]

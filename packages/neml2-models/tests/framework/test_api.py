@@ -56,3 +56,36 @@ def test_load_string_pre() -> None:
     f = neml2.load_string(MODEL, pre="w = 5\n", additional_args="Models/m/weights:=${w}")
     (b,) = f.get_model("m").call_by_name({"a": torch.tensor([1.0], dtype=torch.float64)}).values()
     assert b.data.tolist() == [5.0]
+
+
+def test_load_nonlinear_system(tmp_path: Path) -> None:
+    path = tmp_path / "sys.i"
+    path.write_text(
+        """
+[Models]
+  [rate]
+    type = ScalarLinearCombination
+    from = 'x'
+    to = 'x_rate'
+    weights = -2
+  []
+  [integrate]
+    type = ScalarBackwardEulerTimeIntegration
+    variable = 'x'
+  []
+  [residual]
+    type = ComposedModel
+    models = 'rate integrate'
+  []
+[]
+[EquationSystems]
+  [eq]
+    type = NonlinearSystem
+    model = 'residual'
+    unknowns = 'x'
+  []
+[]
+"""
+    )
+    system = neml2.load_nonlinear_system(path, "eq")
+    assert isinstance(system, neml2.ModelNonlinearSystem)

@@ -16,14 +16,15 @@ product and :math:`\sigma_{vm} = \sqrt{3/2}\,|\mathrm{dev}\,\sigma|`.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq  # type: ignore[import-untyped]
 
 I6 = np.array([1.0, 1, 1, 0, 0, 0])
 
 
 def dev(x: np.ndarray) -> np.ndarray:
     """Deviatoric part of Mandel vectors ``(..., 6)``."""
-    return x - x[..., :3].sum(-1, keepdims=True) / 3 * I6
+    out: np.ndarray = x - x[..., :3].sum(-1, keepdims=True) / 3 * I6
+    return out
 
 
 def lame(E: float, nu: float) -> tuple[float, float]:
@@ -40,7 +41,7 @@ def radial_return(
     n, b = strain.shape[:2]
     sy = np.broadcast_to(np.asarray(sy, dtype=float), (n, b))
     ep, ebar, back = np.zeros((b, 6)), np.zeros(b), np.zeros((b, 6))
-    out = {k: np.zeros((n, b) + s) for k, s in (("stress", (6,)), ("ep", ()), ("Ep", (6,)))}
+    out = {k: np.zeros((n, b, *s)) for k, s in (("stress", (6,)), ("ep", ()), ("Ep", (6,)))}
     for k in range(1, n):
         ee = strain[k] - ep
         trial = lam * ee[:, :3].sum(-1, keepdims=True) * I6 + 2 * mu * ee

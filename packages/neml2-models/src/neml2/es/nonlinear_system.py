@@ -64,6 +64,11 @@ def _groups(value: Any, what: str) -> list[list[str]]:
     return rows
 
 
+def _plain(g: AxisGroup) -> bool:
+    """A dense group whose variables have no sub-batch axes."""
+    return not g.is_block and all(not v.sub_batch_shape for v in g.variables)
+
+
 def _flat_structures(value: Any) -> list[str]:
     if value is None or value == "" or value == ():
         return []
@@ -360,6 +365,9 @@ class ModelNonlinearSystem:
         for rg in self.residual_layout.groups:
             row = []
             for cg, segs in zip(cols.groups, segments, strict=True):
+                if _plain(rg) and _plain(cg):
+                    row.append(self._plain_block(outs, v_out, rg, cg, segs, batch))
+                    continue
                 sub = block_sub(rg, cg)
                 parts = []
                 for var in rg.variables:
@@ -379,6 +387,35 @@ class ModelNonlinearSystem:
                 row.append(parts[0] if len(parts) == 1 else torch.cat(parts, dim=-2))
             rows.append(row)
         return rows
+
+    @staticmethod
+    def _plain_block(
+        outs: Mapping[str, TensorWrapper],
+        v_out: Mapping[str, Mapping[str, TensorWrapper]],
+        rg: AxisGroup,
+        cg: AxisGroup,
+        segs: Sequence[tuple[str, int]],
+        batch: torch.Size,
+    ) -> torch.Tensor:
+        """Block ``(*B, m, n)`` of two dense groups without sub-batch axes, written in place.
+
+        Each tangent ``(K, *B_t, *base)`` is copied once into its cell of an ``(n, *B, m)``
+        view of a batch-last ``(n, m, *B)`` buffer (the memory order the K-stacked tangents
+        come in); absent cells stay zero.
+        """
+        like = outs[rg.variables[0].name].data
+        buf = like.new_zeros(cg.width, rg.width, *batch).movedim(1, -1)
+        for i, var in enumerate(rg.variables):
+            r0, r1 = rg.offsets[i], rg.offsets[i + 1]
+            tangents = v_out.get(var.name, {})
+            c0 = 0
+            for leaf, width in segs:
+                t = tangents.get(leaf)
+                if t is not None:
+                    d = fit_rest(t.data, t.k_ndim, t.sub_batch_ndim, batch, (), t.BASE_NDIM)
+                    buf[c0 : c0 + width, ..., r0:r1].copy_(d.reshape(width, *batch, r1 - r0))
+                c0 += width
+        return buf.movedim(0, -1)
 
     def assemble(
         self,

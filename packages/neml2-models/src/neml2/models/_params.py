@@ -66,8 +66,27 @@ def _wrap_value(value: Any, cls: Any, what: str) -> Any:
     raise TypeError(f"{what}: cannot use a {type(value).__name__} as a {cls.__name__}")
 
 
+def _on_factory_options(value: Any, factory: Any) -> Any:
+    """``value`` moved to the factory's device/dtype (``load_input(..., device=, dtype=)``).
+
+    Constants are created on the requested device and dtype right away, so a model's
+    construction-time arithmetic never mixes a float64 literal with a converted ``[Tensors]`` value.
+    """
+    device = getattr(factory, "device", None)
+    dtype = getattr(factory, "dtype", None)
+    data = value.data
+    if (device is None and dtype is None) or not data.is_floating_point():
+        return value
+    return value._like(data.to(device=device, dtype=dtype))
+
+
 def resolve_constant(spec: Any, cls: Any, factory: Any, what: str) -> Any | None:
     """Modes 1–2: the typed value of ``spec``, or ``None`` if it is a string naming neither."""
+    value = _resolve_constant(spec, cls, factory, what)
+    return None if value is None else _on_factory_options(value, factory)
+
+
+def _resolve_constant(spec: Any, cls: Any, factory: Any, what: str) -> Any | None:
     if not isinstance(spec, str):
         return _wrap_value(spec, cls, what)
     lit = parse_literal(spec)

@@ -26,6 +26,40 @@ def tokens(value: Any) -> list[Any]:
     return [value]
 
 
+_SCALARS: dict[Any, Any] = {int: int, float: float, bool: None}
+_LISTS: dict[Any, Any] = {list[float]: float, list[int]: int, list[bool]: bool}
+
+
+def _to_bool(text: str) -> bool:
+    """Catalog defaults spell booleans ``True``/``False``; HIT text spells ``true``/``false``."""
+    if text in ("true", "True"):
+        return True
+    if text in ("false", "False"):
+        return False
+    raise ValueError(f"expected a boolean, got {text!r}")
+
+
+def coerce_option(f: SchemaField, val: Any) -> Any:
+    """A string option value (a catalog-style default or a Python argument) typed as ``f.type``.
+
+    HIT values arrive already typed by the factory's strict readers; this covers defaults such as
+    ``default="False"`` and direct construction ``M(flag="true")``.
+    """
+    if not isinstance(val, str):
+        return val
+    if f.reader is not None:
+        return f.reader(val)
+    t = f.type
+    if t in (list, tuple) or t == list[str]:
+        return val.split()
+    if t in _SCALARS:
+        return _to_bool(val) if t is bool else t(val)
+    if t in _LISTS:
+        item = _LISTS[t]
+        return [_to_bool(s) if item is bool else item(s) for s in val.split()]
+    return val
+
+
 def _missing(f: SchemaField) -> ValueError:
     return ValueError(f"missing required option '{f.name}' ({f.doc})")
 
@@ -104,10 +138,11 @@ def store_schema_values(
                 if f.default is MISSING:
                     raise _missing(f)
                 val = f.default
-            elif k == "option" and f.reader is not None and isinstance(val, str):
-                val = f.reader(val)
-            elif k == "option" and f.type in (list, tuple) and isinstance(val, str):
-                val = val.split()
+            if k == "option":
+                try:
+                    val = coerce_option(f, val)
+                except ValueError as e:
+                    raise ValueError(f"option '{f.name}': {e}") from e
             if k == "dependency" and isinstance(val, str) and val and factory is not None:
                 val = getattr(factory, f.getter or "get_model")(val)
             setattr(model, _attr(model, f), val)

@@ -58,12 +58,13 @@ class BackwardEulerTimeIntegration(Model):
         r = x - x_old - dt * rate
         if v is None:
             return r
+        ndt = -dt
         actions = {
             "variable": lambda d: d,
             "variable~1": lambda d: -d,
             "time": lambda d: -(d * rate),
             "time~1": lambda d: d * rate,
-            "variable_rate": lambda d: -(dt * d),
+            "variable_rate": lambda d: ndt * d,
         }
         return r, *self.propagate_tangents(
             v, "variable_residual", actions, output=r, v2=v2, vh=vh, actions_2=_bilinear_2(-1.0)

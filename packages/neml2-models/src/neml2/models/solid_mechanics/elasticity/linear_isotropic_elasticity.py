@@ -19,7 +19,7 @@ from neml2.models.solid_mechanics.elasticity._elastic_constants import (
     isotropic_KG,
 )
 from neml2.schema import HitSchema, input, option, output
-from neml2.tensors import SR2, dev, vol
+from neml2.tensors import SR2, dev, tr, vol
 
 __all__ = ["LinearIsotropicElasticity"]
 
@@ -78,7 +78,9 @@ class LinearIsotropicElasticity(Model):
         if v is None:
             return y
         inp = self._in_name
-        actions: dict[str, Any] = {inp: lambda d: a * vol(d) + b * dev(d)}
+        # a vol(d) + b dev(d) = b d + ((a - b)/3) tr(d) I: four ops on the K-stacked tangent
+        ci = ((a - b) / 3.0) * SR2.identity(dtype=y.dtype, device=y.device)
+        actions: dict[str, Any] = {inp: lambda d: b * d + tr(d) * ci}
         actions_2: dict[tuple[str, str], Any] = {}
         for k in set(ca.g) | set(cb.g):
             ga, gb = ca.g.get(k), cb.g.get(k)

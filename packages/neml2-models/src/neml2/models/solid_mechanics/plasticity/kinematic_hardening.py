@@ -78,16 +78,22 @@ class _ArmstrongFrederick(Model):
             y = y - (a_ * s) * x
         if v is None:
             return y
+        # local derivative coefficients, computed once per call (each action runs once per
+        # seed leaf): dy/dN = (2/3) C gr, dy/dX = c_x I - k X (x) X
+        c_n = (2.0 / 3.0) * c * gr
+        c_x = -g * gr
         actions: dict[str, Any] = {
             "flow_rate": lambda d: d * hard,
-            "flow_direction": lambda d: ((2.0 / 3.0) * c * gr) * d,
-            "back_stress": lambda d: (-g * gr) * d,
+            "flow_direction": lambda d: c_n * d,
         }
         add_action(actions, self.promoted_input("C"), lambda d: d * ((2.0 / 3.0) * gr * n))
         add_action(actions, self.promoted_input("g"), lambda d: d * (-gr * x))
-        if self.RECOVERY:
-            k = a_ * (ea - 1.0) * pow(r, ea - 3.0)
-            add_action(actions, "back_stress", lambda d: -(a_ * s) * d - (k * inner(x, d)) * x)
+        if not self.RECOVERY:
+            actions["back_stress"] = lambda d: c_x * d
+        else:
+            c_x = c_x - a_ * s
+            kx = (a_ * (ea - 1.0) * pow(r, ea - 3.0)) * x
+            actions["back_stress"] = lambda d: c_x * d - inner(x, d) * kx
             add_action(actions, self.promoted_input("A"), lambda d: d * (-s * x))
             add_action(actions, self.promoted_input("a"), lambda d: d * (-a_ * s * log(r) * x))
         return y, *self.propagate_tangents(v, "back_stress_rate", actions, output=y)
