@@ -17,8 +17,12 @@ _DTYPES = {"float64": torch.float64, "float32": torch.float32}
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("neml2")
-    group.addoption("--device", default="cpu", help="torch device the tests run on (cpu, cuda, cuda:N)")
-    group.addoption("--dtype", default="float64", choices=sorted(_DTYPES), help="floating dtype under test")
+    group.addoption(
+        "--device", default="cpu", help="torch device the tests run on (cpu, cuda, cuda:N)"
+    )
+    group.addoption(
+        "--dtype", default="float64", choices=sorted(_DTYPES), help="floating dtype under test"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
