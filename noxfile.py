@@ -328,7 +328,15 @@ def compat(session: nox.Session) -> None:
     """Each package's tests with its siblings at the lowest versions its ranges allow."""
     base = ROOT / ".nox" / "compat-base"
     base_python = _fresh_venv(
-        session, base, "pytest", "pytest-xdist", "hypothesis", "numpy", "scipy"
+        session,
+        base,
+        "pytest",
+        "pytest-xdist",
+        "hypothesis",
+        "numpy",
+        "scipy",
+        "matplotlib",
+        "tqdm",
     )
     base_site = subprocess.run(
         [str(base_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],

@@ -4,7 +4,6 @@ verification drivers, failures (exit 1, one 'Error: ...' line naming the fault).
 from __future__ import annotations
 
 import csv
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -14,27 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from driver_scenario import SR2_COLS, make, write_case
 
 from neml2.cli.run import main
-
-
-def _load_scenario() -> Any:
-    """The shared scenario module ``tests/drivers/_scenario.py`` (test dirs are not packages)."""
-    name = "neml2_tests_drivers_scenario"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "drivers" / "_scenario.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_sc = _load_scenario()
-SR2_COLS = _sc.SR2_COLS
-make = _sc.make
-write_case = _sc.write_case
 
 
 def _case(tmp_path: Path, batch: int = 1, nsteps: int = 5) -> tuple[str, Any]:

@@ -3,34 +3,13 @@ counts, failure listings and bad input."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
+from driver_scenario import LAM, MU, make
 
 from neml2.drivers import ComparisonError, ModelUnitTest, ModelUnitTestReport
-
-
-def _load_scenario() -> Any:
-    """The shared scenario module ``tests/drivers/_scenario.py`` (test dirs are not packages)."""
-    name = "neml2_tests_drivers_scenario"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "drivers" / "_scenario.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_sc = _load_scenario()
-LAM = _sc.LAM
-MU = _sc.MU
-make = _sc.make
 
 RNG = np.random.default_rng(3)
 EPS = RNG.normal(scale=1e-3, size=(2, 6))

@@ -3,36 +3,17 @@ against the closed form of the scenario; validation errors."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from driver_scenario import Scenario, make
 
 from neml2 import log
 from neml2.drivers import TransientDriver
 from neml2.factory import load_string
-
-
-def _load_scenario() -> Any:
-    """The shared scenario module ``tests/drivers/_scenario.py`` (test dirs are not packages)."""
-    name = "neml2_tests_drivers_scenario"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "drivers" / "_scenario.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_sc = _load_scenario()
-Scenario = _sc.Scenario
-make = _sc.make
 
 COVERED_TYPES = {"TransientDriver"}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from backward_euler import BE
 
 from neml2.factory import load_string
 
@@ -13,7 +14,9 @@ K = 1.5
 TIMES = [0.0, 0.1, 0.3, 0.6, 1.0]
 X0 = [1.0, 2.0, -0.5]
 
-HIT = f"""
+# the backward-Euler model of ``backward_euler.BE`` (weight -K), Newton tolerances per dtype
+HIT = (
+    f"""
 [Tensors]
   [times]
     type = Python
@@ -23,47 +26,12 @@ HIT = f"""
     type = Python
     expr = 'Scalar(torch.tensor({X0}, dtype=torch.float64))'
   []
-[]
-[Models]
-  [rate]
-    type = ScalarLinearCombination
-    from = 'x'
-    to = 'x_rate'
-    weights = '{-K}'
-  []
-  [integrate]
-    type = ScalarBackwardEulerTimeIntegration
-    variable = 'x'
-  []
-  [implicit_rate]
-    type = ComposedModel
-    models = 'rate integrate'
-  []
-  [model]
-    type = ImplicitUpdate
-    equation_system = 'eq'
-    solver = 'newton'
-  []
-[]
-[EquationSystems]
-  [eq]
-    type = NonlinearSystem
-    model = 'implicit_rate'
-    unknowns = 'x'
-  []
-[]
-[Solvers]
-  [newton]
-    type = Newton
-    linear_solver = 'lu'
-    abs_tol = ABS_TOL
-    rel_tol = REL_TOL
-  []
-  [lu]
-    type = DenseLU
-  []
-[]
-[Drivers]
+[]"""
+    + BE.replace("weights = '-1.5'", f"weights = '{-K}'").replace(
+        "linear_solver = 'lu'\n",
+        "linear_solver = 'lu'\n    abs_tol = ABS_TOL\n    rel_tol = REL_TOL\n",
+    )
+    + """[Drivers]
   [driver]
     type = TransientDriver
     model = 'model'
@@ -73,6 +41,7 @@ HIT = f"""
   []
 []
 """
+)
 
 
 def test_implicit_history(dtype: torch.dtype, device: torch.device) -> None:

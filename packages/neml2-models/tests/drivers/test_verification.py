@@ -4,33 +4,13 @@ fail with a per-variable listing; time_steps selection; bad input."""
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+from driver_scenario import make, write_case
 
 from neml2.drivers import ComparisonError, Verification
 from neml2.factory import load_input
-
-
-def _load_scenario() -> Any:
-    """The shared scenario module ``tests/drivers/_scenario.py`` (test dirs are not packages)."""
-    name = "neml2_tests_drivers_scenario"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "drivers" / "_scenario.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_sc = _load_scenario()
-make = _sc.make
-write_case = _sc.write_case
 
 COVERED_TYPES = {"Verification"}
 

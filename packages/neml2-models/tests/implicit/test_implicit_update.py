@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 import torch
+from backward_euler import BE, CUBIC, cubic_root
 
 from neml2.factory import load_string
 from neml2.models.testing import ModelCase, case_id, check_model
@@ -14,75 +15,8 @@ from neml2.solvers import ConvergenceError
 
 RNG = np.random.default_rng(7)
 
-# x_rate = w x with w = -k (a parameter), r = x - x~1 - (t - t~1) x_rate  =>  x = x~1 / (1 + k dt)
-BE = """
-[Models]
-  [rate]
-    type = ScalarLinearCombination
-    from = 'x'
-    to = 'x_rate'
-    weights = '-1.5'
-  []
-  [integrate]
-    type = ScalarBackwardEulerTimeIntegration
-    variable = 'x'
-  []
-  [implicit_rate]
-    type = ComposedModel
-    models = 'rate integrate'
-  []
-  [model]
-    type = ImplicitUpdate
-    equation_system = 'eq'
-    solver = 'newton'
-  []
-[]
-[EquationSystems]
-  [eq]
-    type = NonlinearSystem
-    model = 'implicit_rate'
-    unknowns = 'x'
-  []
-[]
-[Solvers]
-  [newton]
-    type = Newton
-    linear_solver = 'lu'
-  []
-  [lu]
-    type = DenseLU
-  []
-[]
-"""
-
 # k promoted to an input variable of the residual model (weights = 'w' is a bare variable)
 BE_PROMOTED = BE.replace("weights = '-1.5'", "weights = 'w'")
-
-# nonlinear: x_rate = w x^3 (x^3 = x * x2 * x3 with copies), a cubic per element
-CUBIC = BE.replace(
-    """  [rate]
-    type = ScalarLinearCombination
-    from = 'x'
-    to = 'x_rate'
-    weights = '-1.5'
-  []""",
-    """  [x2]
-    type = CopyScalar
-    from = 'x'
-    to = 'x2'
-  []
-  [x3]
-    type = CopyScalar
-    from = 'x'
-    to = 'x3'
-  []
-  [rate]
-    type = ScalarMultiplication
-    from = 'x x2 x3'
-    to = 'x_rate'
-    scaling = -2.0
-  []""",
-).replace("models = 'rate integrate'", "models = 'x2 x3 rate integrate'")
 
 WITH_PREDICTOR = BE.replace(
     "    solver = 'newton'\n",
@@ -105,12 +39,7 @@ def _be(x: dict[str, np.ndarray], k: float | np.ndarray = 1.5) -> dict[str, np.n
 
 def _cubic(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Real root of 2 dt x^3 + x - x~1 = 0 (numpy, independent of the model)."""
-    xn, dt = np.broadcast_arrays(x["x~1"], x["t"] - x["t~1"])
-    out = np.empty(xn.shape)
-    for i, (a, h) in enumerate(zip(xn.ravel(), dt.ravel(), strict=True)):
-        r = np.roots([2.0 * h, 0.0, 1.0, -a])
-        out.ravel()[i] = r[np.argmin(np.abs(r.imag))].real
-    return {"x": out}
+    return {"x": cubic_root(np.asarray(x["x~1"]), np.asarray(x["t"] - x["t~1"]))}
 
 
 _T = {"t": [0.5, 0.7, 0.3], "t~1": [0.0, 0.1, 0.2]}

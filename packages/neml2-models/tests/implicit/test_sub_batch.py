@@ -2,40 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from backward_euler import CUBIC, cubic_root
 
 from neml2.factory import load_string
 from neml2.tensors import SR2, Scalar
 
-
-def _sibling(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(
-        f"_implicit_{name}", Path(__file__).with_name(name)
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-CUBIC: str = _sibling("test_implicit_update.py").CUBIC
 RNG = np.random.default_rng(13)
 B, S = 2, 3
-
-
-def _cubic_roots(xn: np.ndarray, dt: np.ndarray) -> np.ndarray:
-    xn, dt = np.broadcast_arrays(xn, dt)
-    out = np.empty(xn.shape)
-    for i, (a, h) in enumerate(zip(xn.ravel(), dt.ravel(), strict=True)):
-        r = np.roots([2.0 * h, 0.0, 1.0, -a])
-        out.ravel()[i] = r[np.argmin(np.abs(r.imag))].real
-    return out
 
 
 def _site_inputs() -> dict[str, Any]:
@@ -59,7 +37,7 @@ def test_per_site_solve_and_ift(structure: str, per_variable_from: int) -> None:
         (got,) = model(*model.wrap_inputs(x))
     assert got.sub_batch_shape == (S,)
     dt = (x["t"].data - x["t~1"].data).unsqueeze(-1).numpy()
-    want = _cubic_roots(x["x~1"].data.numpy(), dt)
+    want = cubic_root(x["x~1"].data.numpy(), dt)
     np.testing.assert_allclose(got.data.numpy(), want, rtol=1e-10)
     # forward IFT w.r.t. the per-site given x~1 and the global t: dx/dx~1 = 1/(6 dt x^2 + 1)
     _, J = model.jacobian(x)
@@ -102,7 +80,7 @@ def test_settings_declaration_expands_unbatched_givens() -> None:
         (got,) = model(*model.wrap_inputs(x))
     assert got.sub_batch_shape == (S,)
     dt = (x["t"].data - x["t~1"].data).unsqueeze(-1).expand(B, S).numpy()
-    np.testing.assert_allclose(got.data.numpy(), _cubic_roots(np.full((B, S), 1.5), dt), rtol=1e-10)
+    np.testing.assert_allclose(got.data.numpy(), cubic_root(np.full((B, S), 1.5), dt), rtol=1e-10)
 
 
 # per-site s (SR2, sub-batch S) coupled to a global y (SR2) through the site mean:

@@ -1,7 +1,7 @@
 """Rate-independent J2 examples against independent return mappings (numpy, float64).
 
 * uniaxial-strain examples (perfect, isotropic, kinematic, combined/FB, radial return,
-  temperature-dependent yield) vs the 3D radial return of ``_reference.py``;
+  temperature-dependent yield) vs the 3D radial return of ``j2_reference.py``;
 * the mixed-control example (uniaxial stress) vs closed forms: the perfect-plasticity plateau
   at the yield stress, the linear isotropic hardening line
   :math:`\\sigma = s_y + \\frac{E K}{E + K}(\\varepsilon - s_y/E)`, and the Bauschinger
@@ -13,28 +13,11 @@ The 1e-6 checks verify the algorithm, so they always run in float64.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from typing import Any
-
+import example_history as run
+import j2_reference as ref
 import numpy as np
 import pytest
 
-
-def _load(name: str) -> Any:
-    key = f"neml2_tests_verification_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, Path(__file__).parent / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
-
-
-ref = _load("_reference")
-run = _load("_run")
 PLASTICITY = run.EXAMPLES / "plasticity"
 COVERED_TYPES = {
     "MinMapComplementarity",

@@ -1,14 +1,14 @@
 """Perzyna viscoplasticity examples against independent references (numpy/scipy, float64).
 
 * stress-controlled creep (Perzyna + Voce): the whole history vs the scalar backward-Euler
-  integration of ``_reference.py``, and the steady-state creep rate
+  integration of ``j2_reference.py``, and the steady-state creep rate
   :math:`\\dot\\varepsilon = \\sqrt{2/3}\\,(\\sqrt{2/3}(\\sigma - s_y - R)/\\eta)^n`;
 * Chaboche: under monotonic uniaxial straining without static recovery each back stress
   saturates at :math:`X_{xx} = \\tfrac23 (C/g) N_{xx}`, :math:`N_{xx} = \\sqrt{2/3}` (the
   normal of :math:`f = \\sqrt{2/3}(\\sigma_{vm} - s_y - h)`), :math:`X_{yy} = X_{zz} = -X_{xx}/2`;
   the Voce hardening saturates at R;
 * Chaboche (cyclic, with static recovery) and GTN: the whole histories vs the independent
-  backward-Euler integrations of ``_implicit.py`` (numpy residuals, scipy ``fsolve``).
+  backward-Euler integrations of ``implicit_reference.py`` (numpy residuals, scipy ``fsolve``).
 
 All within 1e-6 relative over the 100-step histories; they verify the algorithm, so they always
 run in float64.
@@ -16,27 +16,11 @@ run in float64.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from typing import Any
-
+import example_history as run
+import implicit_reference
+import j2_reference as ref
 import numpy as np
 
-
-def _load(name: str) -> Any:
-    key = f"neml2_tests_verification_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, Path(__file__).parent / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
-
-
-ref = _load("_reference")
-run = _load("_run")
 VISCO = run.EXAMPLES / "viscoplasticity"
 COVERED_TYPES = {"PerzynaPlasticFlowRate", "ChabochePlasticHardening", "VoceIsotropicHardening"}
 
@@ -76,17 +60,16 @@ def test_chaboche_back_stress_saturation() -> None:
     np.testing.assert_allclose(p["R"] * (1 - np.exp(-p["d"] * ebar)), p["R"], rtol=1e-6)
 
 
-_implicit = _load("_implicit")
-
-
 def test_chaboche_cyclic_history_vs_scipy_backward_euler() -> None:
     path = VISCO / "chaboche.i"
     p = run.params(path)
     h = run.history(path)
-    residual = _implicit.chaboche(p)
+    residual = implicit_reference.chaboche(p)
     scale = np.r_[np.full(6, 100.0), 1e-3, np.full(12, 10.0)]
     for b in range(h["strain"].shape[1]):
-        y = _implicit.integrate(residual, h["t"][:, b], h["strain"][:, b], np.zeros(19), scale)
+        y = implicit_reference.integrate(
+            residual, h["t"][:, b], h["strain"][:, b], np.zeros(19), scale
+        )
         run.assert_history(h["stress"][:, b], y[:, :6])
         run.assert_history(h["equivalent_plastic_strain"][:, b], y[:, 6])
         run.assert_history(h["X1"][:, b], y[:, 7:13])
@@ -98,11 +81,11 @@ def test_gtn_history_vs_scipy_backward_euler() -> None:
     path = VISCO / "gurson.i"
     p = run.params(path)
     h = run.history(path)
-    residual = _implicit.gtn(p)
+    residual = implicit_reference.gtn(p)
     scale = np.r_[np.full(6, 100.0), 1e-2]
     for b in range(h["strain"].shape[1]):
         y0 = np.r_[np.zeros(6), h["void_fraction"][0, b]]
-        y = _implicit.integrate(residual, h["t"][:, b], h["strain"][:, b], y0, scale)
+        y = implicit_reference.integrate(residual, h["t"][:, b], h["strain"][:, b], y0, scale)
         run.assert_history(h["stress"][:, b], y[:, :6])
         run.assert_history(h["void_fraction"][:, b], y[:, 6])
     assert np.all(h["void_fraction"][-1] > 1.5 * h["void_fraction"][0])  # voids grow

@@ -25,6 +25,7 @@ __all__ = [
     "message",
     "new_parser",
     "parse_device",
+    "run_tool",
     "torch_defaults",
 ]
 
@@ -88,6 +89,17 @@ def guarded(fn: Callable[[], int]) -> int:
         raise
     except Exception as e:
         return error(message(e))
+
+
+def run_tool(
+    make_parser: Callable[[], argparse.ArgumentParser],
+    run: Callable[[argparse.Namespace, list[str]], int],
+    argv: Sequence[str] | None,
+) -> int:
+    """Parse ``argv`` (default ``sys.argv[1:]``; unknown tokens are HIT overrides) and
+    :func:`guarded` ``run(args, overrides)``."""
+    args, extra = make_parser().parse_known_args(sys.argv[1:] if argv is None else list(argv))
+    return guarded(lambda: run(args, extra))
 
 
 @contextlib.contextmanager

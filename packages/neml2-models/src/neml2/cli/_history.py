@@ -136,8 +136,13 @@ def default_plot_columns(
 
 def plot_history(history: History, x: str, ys: list[str], path: str | Path) -> None:
     """Plot ``ys`` against ``x`` (one line per column and batch entry) with matplotlib's Agg."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise RuntimeError(
+            f"--plot needs matplotlib ({e}); install it with `pip install 'neml2-models[plot]'`"
+        ) from e
 
     for c in [x, *ys]:
         if c not in history.columns:

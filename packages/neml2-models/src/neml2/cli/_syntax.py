@@ -11,25 +11,15 @@ from __future__ import annotations
 
 import inspect
 import sys
-from typing import Any
+from typing import Any, get_args
 
 from neml2._registry import registry
-from neml2.schema import BLOCK_NAME, MISSING, SchemaField
+from neml2.schema import BLOCK_NAME, MISSING, FieldKind, SchemaField
 
 __all__ = ["option_records", "records", "type_record"]
 
 _PLAIN = {str: "str", int: "int", float: "float", bool: "bool"}
-_TENSORISH = (
-    "input",
-    "output",
-    "derived_input",
-    "derived_output",
-    "var_inputs",
-    "parameter",
-    "parameters",
-    "buffer",
-    "buffers",
-)
+_TENSORISH = tuple(k for k in get_args(FieldKind) if k not in ("option", "dependency"))
 
 
 def _type_name(f: SchemaField) -> str:

@@ -12,9 +12,9 @@ import torch
 from neml2.cli._common import (
     add_load,
     apply_loads,
-    guarded,
     new_parser,
     parse_device,
+    run_tool,
     torch_defaults,
 )
 
@@ -116,8 +116,7 @@ def run(args: argparse.Namespace, overrides: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``neml2-run``."""
-    args, extra = parser().parse_known_args(sys.argv[1:] if argv is None else list(argv))
-    return guarded(lambda: run(args, extra))
+    return run_tool(parser, run, argv)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from neml2._registry import registry
-from neml2.cli._common import add_load, apply_loads, guarded, new_parser
+from neml2.cli._common import add_load, apply_loads, new_parser, run_tool
 from neml2.cli._syntax import option_records, records
 
 __all__ = ["handle_request", "main", "parser", "serve"]
@@ -127,8 +127,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``neml2-syntax``."""
-    args, extra = parser().parse_known_args(sys.argv[1:] if argv is None else list(argv))
-    return guarded(lambda: run(args, extra))
+    return run_tool(parser, run, argv)
 
 
 if __name__ == "__main__":

@@ -401,19 +401,22 @@ class ModelNonlinearSystem:
 
         Each tangent ``(K, *B_t, *base)`` is copied once into its cell of an ``(n, *B, m)``
         view of a batch-last ``(n, m, *B)`` buffer (the memory order the K-stacked tangents
-        come in); absent cells stay zero.
+        come in); absent cells are zeroed.
         """
         like = outs[rg.variables[0].name].data
-        buf = like.new_zeros(cg.width, rg.width, *batch).movedim(1, -1)
+        buf = like.new_empty(cg.width, rg.width, *batch).movedim(1, -1)
         for i, var in enumerate(rg.variables):
             r0, r1 = rg.offsets[i], rg.offsets[i + 1]
             tangents = v_out.get(var.name, {})
             c0 = 0
             for leaf, width in segs:
                 t = tangents.get(leaf)
-                if t is not None:
+                cell = buf[c0 : c0 + width, ..., r0:r1]
+                if t is None:
+                    cell.zero_()
+                else:
                     d = fit_rest(t.data, t.k_ndim, t.sub_batch_ndim, batch, (), t.BASE_NDIM)
-                    buf[c0 : c0 + width, ..., r0:r1].copy_(d.reshape(width, *batch, r1 - r0))
+                    cell.copy_(d.reshape(width, *batch, r1 - r0))
                 c0 += width
         return buf.movedim(0, -1)
 

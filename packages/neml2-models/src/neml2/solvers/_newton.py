@@ -9,7 +9,10 @@ Throwing solve (:meth:`Newton.solve`), under ``torch.no_grad()``:
    all converged → return ``i``;
 4. otherwise ``ConvergenceError`` (iteration cap).
 
-One host sync per iteration carries both the finite and the converged flag.
+One host sync per iteration carries the finite and the converged flag, and a prediction
+that the next iterate converges (last contraction extrapolated): such an iterate is evaluated
+residual first, its Jacobian only if still needed, so a combined problem does not assemble the
+Jacobian at the solution.
 :meth:`Newton.solve_masked` never throws; it freezes converged rows (see there).
 """
 
@@ -74,12 +77,15 @@ class Trace:
 class Evaluator:
     """How one solve evaluates its problem: combined ``(b, A)``, separate, or matrix-free."""
 
-    __slots__ = ("combined", "matrix_free", "problem")
+    __slots__ = ("combined", "lazy", "matrix_free", "problem")
 
     def __init__(self, problem: NonlinearProblem, linear_solver: LinearSolver) -> None:
         self.problem = problem
         self.matrix_free = linear_solver.matrix_free and isinstance(problem, MatrixFreeProblem)
         self.combined = not self.matrix_free and isinstance(problem, CombinedProblem)
+        # set when the next iterate is predicted converged: evaluate its residual alone and
+        # the Jacobian only if it is needed after all (saves the Jacobian at the solution)
+        self.lazy = False
 
     def residual(self, u: AssembledVector) -> AssembledVector:
         """``b(u)`` alone (line-search trials)."""
@@ -87,7 +93,7 @@ class Evaluator:
 
     def point(self, u: AssembledVector) -> tuple[AssembledVector, AssembledMatrix | None]:
         """``b(u)``, plus ``A(u)`` when the problem computes both in one pass."""
-        if self.combined:
+        if self.combined and not self.lazy:
             assert isinstance(self.problem, CombinedProblem)
             return self.problem.residual_and_jacobian(u)
         return self.problem.residual(u), None
@@ -203,6 +209,7 @@ class Newton(HitObject):
         nb = nb0
         tau = rules.threshold(nb0, atol, rtol)
         finite, conv = rules.status_flags(nb, tau)
+        likely = False
         i = 0
         while True:
             if trace.debug_on:
@@ -227,9 +234,10 @@ class Newton(HitObject):
             if i >= self.max_its:
                 break
             du = self.linear_solver.solve(ev.operator(u, b, A), b)
+            ev.lazy = likely
             u, b, A = self._update(ev, u, b, du, trace)
-            nb = b.norm()
-            finite, conv = rules.status_flags(nb, tau)
+            nb_prev, nb = nb, b.norm()
+            finite, conv, likely = rules.status_flags_predicted(nb, nb_prev, tau)
         nb_max, nb0_max = _max(nb), _max(nb0)
         self._finish(
             trace, f"NOT converged (iters={i - 1}, max |R| = {nb_max:e}, |R0| = {nb0_max:e})"

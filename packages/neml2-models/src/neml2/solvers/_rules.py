@@ -43,6 +43,22 @@ def status_flags(nb: torch.Tensor, tau: torch.Tensor) -> tuple[bool, bool]:
     return math.isfinite(m), m < 0.0
 
 
+def status_flags_predicted(
+    nb: torch.Tensor, nb_prev: torch.Tensor, tau: torch.Tensor
+) -> tuple[bool, bool, bool]:
+    """``(all finite, all converged, next iterate predicted converged)``, ONE host sync.
+
+    The prediction extrapolates the last contraction, ``‖b‖·(‖b‖/‖b_prev‖) < τ`` for every
+    element (conservative under quadratic convergence); it only selects how the next iterate
+    is evaluated (residual first, Jacobian on demand), never the result.
+    """
+    if nb.numel() == 0:
+        return True, True, True
+    pred = nb * (nb / nb_prev)
+    m, p = torch.stack(((nb - tau).max(), (pred - tau).max())).tolist()
+    return math.isfinite(m), m < 0.0, p < 0.0
+
+
 def masked_converged(
     nb: torch.Tensor,
     nb0: torch.Tensor,

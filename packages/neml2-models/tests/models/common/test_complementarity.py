@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from model_hit import model_hit as _hit
 
 from neml2.factory import load_string
 from neml2.models.testing import ModelCase, case_id, check_model
@@ -12,17 +13,6 @@ from neml2.models.testing import ModelCase, case_id, check_model
 RNG = np.random.default_rng(7)
 EPS64 = np.finfo(np.float64).eps
 SIGN = {"LE": -1.0, "GE": 1.0}
-
-
-def _hit(t: str, extra: str = "") -> str:
-    return f"""
-[Models]
-  [model]
-    type = {t}
-    {extra}
-  []
-[]
-"""
 
 
 def _fb(x: dict[str, np.ndarray], sa: str = "LE", sb: str = "GE") -> dict[str, np.ndarray]:

@@ -7,23 +7,13 @@ import itertools
 import numpy as np
 import pytest
 import torch
+from model_hit import model_hit as _hit
 
 from neml2.factory import load_string
 from neml2.models.testing import ModelCase, case_id, check_model
 
 RNG = np.random.default_rng(3)
 S2 = np.sqrt(2.0)
-
-
-def _hit(t: str, extra: str = "") -> str:
-    return f"""
-[Models]
-  [model]
-    type = {t}
-    {extra}
-  []
-[]
-"""
 
 
 def _mandel(m: np.ndarray) -> np.ndarray:

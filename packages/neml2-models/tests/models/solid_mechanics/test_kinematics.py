@@ -7,16 +7,13 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from model_hit import model_hit as _hit
 
 from neml2.models.testing import ModelCase, case_id, check_model
 
 RNG = np.random.default_rng(5)
 I6 = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
 N = 4
-
-
-def _hit(t: str, opts: str = "") -> str:
-    return f"[Models]\n  [model]\n    type = {t}\n    {opts}\n  []\n[]\n"
 
 
 def _iso(e: np.ndarray) -> Any:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from model_hit import model_hit as _hit
 
 from neml2.factory import load_input, load_string
 from neml2.models.testing import ModelCase, case_id, check_model, make_inputs
@@ -16,10 +17,6 @@ RNG = np.random.default_rng(7)
 C23 = np.sqrt(2.0 / 3.0)
 I6 = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
 EPS64 = np.finfo(np.float64).eps
-
-
-def _hit(t: str, opts: str = "") -> str:
-    return f"[Models]\n  [model]\n    type = {t}\n    {opts}\n  []\n[]\n"
 
 
 def _dev(a: np.ndarray) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from model_hit import model_hit as _hit
 
 from neml2.factory import load_string
 from neml2.models.testing import ModelCase, case_id, check_model
@@ -18,10 +19,6 @@ POS = RNG.uniform(0.5, 1.5, N)
 SR2X = RNG.normal(size=(N, 6)) * 10
 KB, BV, EPS0 = 1.38e-23, 2.5e-10, 1e10
 KM = f"eps0 = {EPS0}\n    k = {KB}\n    b = {BV}"
-
-
-def _hit(t: str, opts: str = "") -> str:
-    return f"[Models]\n  [model]\n    type = {t}\n    {opts}\n  []\n[]\n"
 
 
 def _col(a: np.ndarray) -> Any:

@@ -15,13 +15,14 @@ import torch
 
 from neml2.tensors._dynamic_views import DBaseView, DBatchView, DSubBatchView
 from neml2.tensors._kernels import broadcast_shapes, broadcast_tensors
+from neml2.tensors._storage import StorageProperties
 from neml2.tensors._wrapper import FULL, TensorWrapper
 
 TW = TypeVar("TW", bound=TensorWrapper)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Tensor:
+class Tensor(StorageProperties):
     """Tensor with a runtime base shape: ``(*K, *batch, *sub, *base)``."""
 
     data: torch.Tensor
@@ -73,28 +74,8 @@ class Tensor:
 
     # ------------------------------------------------------------------ shapes
     @property
-    def shape(self) -> torch.Size:
-        return self.data.shape
-
-    @property
-    def ndim(self) -> int:
-        return self.data.dim()
-
-    @property
-    def dtype(self) -> torch.dtype:
-        return self.data.dtype
-
-    @property
-    def device(self) -> torch.device:
-        return self.data.device
-
-    @property
     def base_ndim(self) -> int:
         return self.data.dim() - self.k_ndim - self.batch_ndim - self.sub_batch_ndim
-
-    @property
-    def k_shape(self) -> tuple[int, ...]:
-        return tuple(self.data.shape[: self.k_ndim])
 
     @property
     def batch_shape(self) -> tuple[int, ...]:

@@ -7,23 +7,20 @@ pad`` (zero pad) and functional ``set(key, other)``; ``t.base`` also ``transpose
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from neml2.tensors._kernels import broadcast_tensors
+from neml2.tensors._storage import SpanView
 from neml2.tensors._views import expand_key
 
 if TYPE_CHECKING:
     from neml2.tensors._dynamic import Tensor
 
 
-class _DView:
-    KIND: ClassVar[str] = ""
-    __slots__ = ("wrapper",)
-
-    def __init__(self, t: Tensor) -> None:
-        self.wrapper = t
+class _DView(SpanView["Tensor"]):
+    __slots__ = ()
 
     def span(self) -> tuple[int, int]:
         t = self.wrapper
@@ -43,15 +40,6 @@ class _DView:
         elif self.KIND == "sub_batch":
             s = n
         return type(t)._wrap(data, b, s, t.k_ndim)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        start, n = self.span()
-        return tuple(self.wrapper.data.shape[start : start + n])
-
-    @property
-    def ndim(self) -> int:
-        return self.span()[1]
 
     def _abs(self, dim: int, extra: int = 0) -> int:
         start, n = self.span()

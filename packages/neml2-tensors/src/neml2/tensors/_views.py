@@ -6,9 +6,11 @@ ops address only that region's axes and always return a new wrapper.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
+
+from neml2.tensors._storage import SpanView
 
 if TYPE_CHECKING:
     from neml2.tensors._wrapper import TensorWrapper
@@ -40,27 +42,10 @@ def _region_key(start: int, entries: list[Any]) -> tuple[Any, ...]:
     return (slice(None),) * start + tuple(entries) + (Ellipsis,)
 
 
-class RegionView(Generic[W]):
-    """Common part of all views: the wrapped object and the region's storage span."""
+class RegionView(SpanView[W]):
+    """Common part of all typed views: the wrapped object and the region's storage span."""
 
-    KIND: ClassVar[str] = ""
-    __slots__ = ("wrapper",)
-
-    def __init__(self, wrapper: W) -> None:
-        self.wrapper = wrapper
-
-    def span(self) -> tuple[int, int]:
-        """(start, ndim) of the region in storage."""
-        raise NotImplementedError
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        start, n = self.span()
-        return tuple(self.wrapper.data.shape[start : start + n])
-
-    @property
-    def ndim(self) -> int:
-        return self.span()[1]
+    __slots__ = ()
 
     def _pos(self, dim: int, extra: int = 0) -> int:
         """Normalize a region-relative ``dim`` (``extra`` allows one-past-the-end positions)."""

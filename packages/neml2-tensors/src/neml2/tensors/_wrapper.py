@@ -20,6 +20,7 @@ from typing import Any, ClassVar, TypeVar
 import torch
 
 from neml2.tensors._kernels import broadcast_tensors
+from neml2.tensors._storage import StorageProperties
 from neml2.tensors._views import (
     BaseView,
     BatchView,
@@ -55,7 +56,7 @@ def _to_tensor(
 
 
 @dataclass(frozen=True, eq=False, init=False, repr=False)
-class TensorWrapper:
+class TensorWrapper(StorageProperties):
     """Abstract base: a torch tensor with K / dynamic batch / sub-batch / base regions."""
 
     BASE_NDIM: ClassVar[int] = 0
@@ -272,22 +273,6 @@ class TensorWrapper:
 
     # ------------------------------------------------------------------ shapes
     @property
-    def shape(self) -> torch.Size:
-        return self.data.shape
-
-    @property
-    def ndim(self) -> int:
-        return self.data.dim()
-
-    @property
-    def dtype(self) -> torch.dtype:
-        return self.data.dtype
-
-    @property
-    def device(self) -> torch.device:
-        return self.data.device
-
-    @property
     def requires_grad(self) -> bool:
         return self.data.requires_grad
 
@@ -318,10 +303,6 @@ class TensorWrapper:
             m if st == BROADCAST else n
             for n, st, m in zip(storage, self.sub_batch_state, self.sub_batch_meta, strict=True)
         )
-
-    @property
-    def k_shape(self) -> tuple[int, ...]:
-        return tuple(self.data.shape[: self.k_ndim])
 
     # ------------------------------------------------------------------- views
     @property

@@ -8,24 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.model import Model
+from neml2.models.common._identity import IDENTITY_TENSOR_TYPES, VariableIdentity
 from neml2.schema import HitSchema, input, output
-from neml2.tensors import MRP, R2, SR2, SSR4, WR2, MillerIndex, Scalar, Vec
 
 __all__ = ["COPY_VARIABLES", "CopyVariable", "make_copy_variable"]
 
 
-class CopyVariable(Model):
+class CopyVariable(VariableIdentity):
     """Generic identity map; concrete types come from :func:`make_copy_variable`."""
 
-    SUPPORTS_SECOND_ORDER = True
-
-    def forward(self, x: Any, *, v: Any = None, v2: Any = None, vh: Any = None) -> Any:
-        """The input itself and (with ``v``) the unchanged tangents."""
-        if v is None:
-            return x
-        actions = {"from": lambda d: d}
-        return x, *self.propagate_tangents(v, "to", actions, output=x, v2=v2, vh=vh)
+    SOURCE = "from"
+    TARGET = "to"
 
 
 def make_copy_variable(tensor_type: Any) -> type[CopyVariable]:
@@ -40,6 +33,4 @@ def make_copy_variable(tensor_type: Any) -> type[CopyVariable]:
     return register_neml2_object(name)(cls)
 
 
-COPY_VARIABLES = {
-    t.__name__: make_copy_variable(t) for t in (Scalar, Vec, MRP, WR2, R2, SR2, SSR4, MillerIndex)
-}
+COPY_VARIABLES = {t.__name__: make_copy_variable(t) for t in IDENTITY_TENSOR_TYPES}

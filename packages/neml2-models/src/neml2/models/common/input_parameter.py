@@ -9,24 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.model import Model
+from neml2.models.common._identity import IDENTITY_TENSOR_TYPES, VariableIdentity
 from neml2.schema import HitSchema, input, output
-from neml2.tensors import MRP, R2, SR2, SSR4, WR2, MillerIndex, Scalar, Vec
 
 __all__ = ["INPUT_PARAMETERS", "InputParameter", "make_input_parameter"]
 
 
-class InputParameter(Model):
+class InputParameter(VariableIdentity):
     """Generic variable-to-parameter identity; concrete types from :func:`make_input_parameter`."""
 
-    SUPPORTS_SECOND_ORDER = True
-
-    def forward(self, x: Any, *, v: Any = None, v2: Any = None, vh: Any = None) -> Any:
-        """The input itself and (with ``v``) the unchanged tangents."""
-        if v is None:
-            return x
-        actions = {"variable": lambda d: d}
-        return x, *self.propagate_tangents(v, "parameter", actions, output=x, v2=v2, vh=vh)
+    SOURCE = "variable"
+    TARGET = "parameter"
 
 
 def make_input_parameter(tensor_type: Any) -> type[InputParameter]:
@@ -41,6 +34,4 @@ def make_input_parameter(tensor_type: Any) -> type[InputParameter]:
     return register_neml2_object(name)(cls)
 
 
-INPUT_PARAMETERS = {
-    t.__name__: make_input_parameter(t) for t in (Scalar, Vec, MRP, WR2, R2, SR2, SSR4, MillerIndex)
-}
+INPUT_PARAMETERS = {t.__name__: make_input_parameter(t) for t in IDENTITY_TENSOR_TYPES}

@@ -9,26 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.model import Model
+from neml2.models.common._identity import IDENTITY_TENSOR_TYPES, ParameterIdentity
 from neml2.schema import HitSchema, output, parameter
-from neml2.tensors import MRP, R2, SR2, SSR4, WR2, MillerIndex, Scalar, Vec
 
 __all__ = ["PARAMETERS_TO_VARIABLES", "ParameterToVariable", "make_parameter_to_variable"]
 
 
-class ParameterToVariable(Model):
+class ParameterToVariable(ParameterIdentity):
     """Generic parameter-to-variable map; concrete types from :func:`make_parameter_to_variable`."""
 
-    SUPPORTS_SECOND_ORDER = True
-
-    def forward(self, *promoted: Any, v: Any = None, v2: Any = None, vh: Any = None) -> Any:
-        """The parameter value (identity on a promoted input)."""
-        y = self._get_param("from", promoted)
-        if v is None:
-            return y
-        src = self.promoted_input("from")
-        actions = {} if src is None else {src: lambda d: d}
-        return y, *self.propagate_tangents(v, "to", actions, output=y, v2=v2, vh=vh)
+    SOURCE = "from"
+    TARGET = "to"
 
 
 def make_parameter_to_variable(tensor_type: Any) -> type[ParameterToVariable]:
@@ -43,7 +34,4 @@ def make_parameter_to_variable(tensor_type: Any) -> type[ParameterToVariable]:
     return register_neml2_object(name)(cls)
 
 
-PARAMETERS_TO_VARIABLES = {
-    t.__name__: make_parameter_to_variable(t)
-    for t in (Scalar, Vec, MRP, WR2, R2, SR2, SSR4, MillerIndex)
-}
+PARAMETERS_TO_VARIABLES = {t.__name__: make_parameter_to_variable(t) for t in IDENTITY_TENSOR_TYPES}

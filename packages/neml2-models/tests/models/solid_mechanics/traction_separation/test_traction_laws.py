@@ -8,17 +8,13 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from model_hit import model_hit_split as _hit
 
 from neml2.factory import load_string
 from neml2.models.testing import ModelCase, case_id, check_model
 
 RNG = np.random.default_rng(21)
 EPS = np.finfo(np.float64).eps
-
-
-def _hit(t: str, opts: str) -> str:
-    body = "\n    ".join(opts.split(";"))
-    return f"[Models]\n  [model]\n    type = {t}\n    {body}\n  []\n[]\n"
 
 
 def _vec(t0: Any, t1: Any, t2: Any) -> np.ndarray:

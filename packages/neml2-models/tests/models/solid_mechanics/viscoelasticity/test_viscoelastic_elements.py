@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from model_hit import model_hit_split as _hit
 
 from neml2.factory import load_string
 from neml2.models.testing import ModelCase, case_id, check_model
@@ -17,11 +18,6 @@ RNG = np.random.default_rng(12)
 N = 4
 SR2A, SR2B, SR2C = (RNG.normal(size=(N, 6)) for _ in range(3))
 POS = [RNG.uniform(0.5, 2.0, N) for _ in range(6)]
-
-
-def _hit(t: str, opts: str) -> str:
-    body = "\n    ".join(opts.split(";"))
-    return f"[Models]\n  [model]\n    type = {t}\n    {body}\n  []\n[]\n"
 
 
 def _c(a: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Shared pieces of the traction-separation leaves: Vec basis, indicators, option checks."""
+"""Shared pieces of the traction-separation leaves: Vec basis, indicators, option checks, the
+separation inputs of the traction laws."""
 
 from __future__ import annotations
 
@@ -6,9 +7,18 @@ from typing import Any
 
 import torch
 
+from neml2.schema import HitSchema, input
 from neml2.tensors import Scalar, Vec, where
 
-__all__ = ["basis", "check_distinct", "indicator", "split_penetration"]
+__all__ = ["SEPARATION_INPUTS", "basis", "check_distinct", "indicator", "split_penetration"]
+
+SEPARATION_INPUTS = HitSchema(
+    input("normal_separation", Scalar, "Normal separation delta_n"),
+    input("normal_penetration", Scalar, "Normal penetration delta_pen (optional)", default=None),
+    input("tangential_separation_1", Scalar, "First tangential separation delta_s1"),
+    input("tangential_separation_2", Scalar, "Second tangential separation delta_s2"),
+)
+"""Inputs of the traction laws: normal, optional penetration and the two tangential separations."""
 
 
 def basis(like: Any) -> tuple[Vec, Vec, Vec]:

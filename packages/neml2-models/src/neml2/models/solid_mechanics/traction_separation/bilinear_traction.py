@@ -26,6 +26,7 @@ from neml2._registry import register_neml2_object
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action
 from neml2.models.solid_mechanics.traction_separation._helpers import (
+    SEPARATION_INPUTS,
     basis,
     indicator,
     split_penetration,
@@ -41,19 +42,18 @@ __all__ = ["BilinearTraction"]
 class BilinearTraction(Model):
     """Bilinear (linear softening) traction-separation law with irreversible damage."""
 
-    hit = HitSchema(
-        input("effective_separation", Scalar, "Effective (mixed-mode) separation delta_m"),
-        input("normal_separation", Scalar, "Normal separation delta_n"),
-        input("normal_penetration", Scalar, "Normal penetration delta_pen (optional)", default=None),
-        input("tangential_separation_1", Scalar, "First tangential separation delta_s1"),
-        input("tangential_separation_2", Scalar, "Second tangential separation delta_s2"),
-        derived_input("damage", Scalar, suffix="~1"),
-        output("traction", Vec, "Traction vector"),
-        output("damage", Scalar, "Damage d"),
-        parameter("penalty_stiffness", Scalar, "Penalty (initial) stiffness K"),
-        parameter("critical_separation", Scalar, "Critical (onset) separation delta_c",
-                  allow_promotion=True),
-        parameter("full_separation", Scalar, "Full separation delta_f", allow_promotion=True),
+    hit = (
+        HitSchema(input("effective_separation", Scalar, "Effective (mixed-mode) separation delta_m"))
+        + SEPARATION_INPUTS
+        + HitSchema(
+            derived_input("damage", Scalar, suffix="~1"),
+            output("traction", Vec, "Traction vector"),
+            output("damage", Scalar, "Damage d"),
+            parameter("penalty_stiffness", Scalar, "Penalty (initial) stiffness K"),
+            parameter("critical_separation", Scalar, "Critical (onset) separation delta_c",
+                      allow_promotion=True),
+            parameter("full_separation", Scalar, "Full separation delta_f", allow_promotion=True),
+        )
     )  # fmt: skip
 
     normal_penetration: str | None

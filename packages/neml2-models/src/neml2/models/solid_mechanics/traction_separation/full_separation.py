@@ -70,6 +70,14 @@ class FullSeparation(Model):
         """``(g, dg/dbeta)``: the open-branch value is ``delta_f = g / (K delta_c)``."""
         raise NotImplementedError(f"{type(self).__name__} must define law()")
 
+    def _toughness(self) -> tuple[Any, Any, Any]:
+        """``(G_Ic, G_IIc, eta)``: the fracture toughnesses and the mixed-mode exponent."""
+        return (
+            self._get_param("mode_I_fracture_toughness"),
+            self._get_param("mode_II_fracture_toughness"),
+            self._get_param("eta"),
+        )
+
     def forward(self, dn: Any, *promoted: Any, v: Any = None) -> Any:
         """Full separation and (with ``v``) its tangents."""
         beta = self._get_param("mode_mixity", promoted)
@@ -102,9 +110,7 @@ class BenzeggaghKenaneFullSeparation(FullSeparation):
 
     def law(self, beta: Any, eps: float) -> tuple[Any, Any]:
         """``g = 2 [G_Ic + (G_IIc - G_Ic)(beta^2/(1+beta^2) + eps)^eta]`` and ``dg/dbeta``."""
-        g1 = self._get_param("mode_I_fracture_toughness")
-        g2 = self._get_param("mode_II_fracture_toughness")
-        eta = self._get_param("eta")
+        g1, g2, eta = self._toughness()
         b2 = beta * beta
         m = b2 / (1.0 + b2) + eps
         p = pow(m, eta)
@@ -122,9 +128,7 @@ class PowerLawFullSeparation(FullSeparation):
 
     def law(self, beta: Any, eps: float) -> tuple[Any, Any]:
         """``g = 2 (1+beta^2) [G_Ic^-eta + (beta^2/G_IIc + eps)^eta]^(-1/eta)`` and ``dg/dbeta``."""
-        g1 = self._get_param("mode_I_fracture_toughness")
-        g2 = self._get_param("mode_II_fracture_toughness")
-        eta = self._get_param("eta")
+        g1, g2, eta = self._toughness()
         b2 = beta * beta
         q = b2 / g2 + eps
         p = pow(1.0 / g1, eta) + pow(q, eta)

@@ -13,9 +13,13 @@ from typing import Any
 
 from neml2._registry import register_neml2_object
 from neml2.models.model import Model
-from neml2.models.solid_mechanics.traction_separation._helpers import basis, split_penetration
+from neml2.models.solid_mechanics.traction_separation._helpers import (
+    SEPARATION_INPUTS,
+    basis,
+    split_penetration,
+)
 from neml2.models.solid_mechanics.viscoelasticity._checks import check_sign
-from neml2.schema import HitSchema, input, output, parameter
+from neml2.schema import HitSchema, output, parameter
 from neml2.tensors import Scalar, Vec
 
 __all__ = ["OrthotropicLinearTraction"]
@@ -26,11 +30,7 @@ class OrthotropicLinearTraction(Model):
     """Linear traction with separate normal and tangential stiffnesses."""
 
     SUPPORTS_SECOND_ORDER = True
-    hit = HitSchema(
-        input("normal_separation", Scalar, "Normal separation delta_n"),
-        input("normal_penetration", Scalar, "Normal penetration delta_pen (optional)", default=None),
-        input("tangential_separation_1", Scalar, "First tangential separation delta_s1"),
-        input("tangential_separation_2", Scalar, "Second tangential separation delta_s2"),
+    hit = SEPARATION_INPUTS + HitSchema(
         output("traction", Vec, "Traction vector"),
         parameter("normal_stiffness", Scalar, "Normal stiffness K_n"),
         parameter("tangential_stiffness", Scalar, "Tangential stiffness K_t"),

@@ -22,12 +22,13 @@ from neml2._registry import register_neml2_object
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action
 from neml2.models.solid_mechanics.traction_separation._helpers import (
+    SEPARATION_INPUTS,
     basis,
     indicator,
     split_penetration,
 )
 from neml2.models.solid_mechanics.viscoelasticity._checks import check_sign
-from neml2.schema import HitSchema, derived_input, input, output, parameter
+from neml2.schema import HitSchema, derived_input, output, parameter
 from neml2.tensors import Scalar, Vec, exp, gt, where
 
 __all__ = ["SalehaniIraniTraction"]
@@ -40,11 +41,7 @@ _SQRT2E = math.sqrt(2.0 * math.e)
 class SalehaniIraniTraction(Model):
     """Exponential traction-separation law of Salehani and Irani with irreversible damage."""
 
-    hit = HitSchema(
-        input("normal_separation", Scalar, "Normal separation delta_n"),
-        input("normal_penetration", Scalar, "Normal penetration delta_pen (optional)", default=None),
-        input("tangential_separation_1", Scalar, "First tangential separation delta_s1"),
-        input("tangential_separation_2", Scalar, "Second tangential separation delta_s2"),
+    hit = SEPARATION_INPUTS + HitSchema(
         derived_input("damage", Scalar, suffix="~1"),
         output("traction", Vec, "Traction vector"),
         output("damage", Scalar, "Damage d"),

@@ -1,8 +1,7 @@
-"""Test problems for the Newton tests (exposed as fixtures; tests cannot import each other)."""
+"""Closed-form residual problems for the Newton tests (the ``problems`` fixture of conftest)."""
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from neml2.es import AssembledMatrix, AssembledVector, AxisGroup, AxisLayout, VariableInfo
@@ -118,23 +117,3 @@ class Coupled:
         ox = (3 * x * x + 1) * vx + 0.5 * vy.sum(-1)[..., None, None]
         oy = (3 * y * y + 1) * vy + 0.2 * vx.sum((-2, -1))[..., None]
         return AssembledVector(TWO_GROUP, [ox, oy])
-
-
-@pytest.fixture
-def problems() -> dict[str, type]:
-    return {
-        "BackwardEuler": BackwardEuler,
-        "Cubic": Cubic,
-        "Scripted": Scripted,
-        "Coupled": Coupled,
-    }
-
-
-@pytest.fixture
-def scalar_layout() -> AxisLayout:
-    return SCALAR
-
-
-@pytest.fixture
-def two_group_layout() -> AxisLayout:
-    return TWO_GROUP

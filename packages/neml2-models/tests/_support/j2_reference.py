@@ -33,7 +33,7 @@ def lame(E: float, nu: float) -> tuple[float, float]:
 
 
 def radial_return(
-    strain: np.ndarray, E: float, nu: float, sy: np.ndarray, K: float = 0.0, H: float = 0.0
+    strain: np.ndarray, E: float, nu: float, sy: float | np.ndarray, K: float = 0.0, H: float = 0.0
 ) -> dict[str, np.ndarray]:
     """Stress, equivalent plastic strain and plastic strain histories for ``strain (N, B, 6)``
     (state zero at step 0); ``sy`` broadcasts to ``(N, B)``."""
