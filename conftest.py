@@ -11,6 +11,15 @@ import os
 
 import pytest
 import torch
+from hypothesis import settings
+
+_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+# CI explores a fixed, reproducible set of examples (a red CI is never a dice roll); local runs
+# keep hypothesis' random exploration and its example database.
+settings.register_profile("neml2-ci", derandomize=True, database=None, print_blob=True)
+if _CI:
+    settings.load_profile("neml2-ci")
 
 _DTYPES = {"float64": torch.float64, "float32": torch.float32}
 
@@ -46,4 +55,4 @@ def dtype(request: pytest.FixtureRequest) -> torch.dtype:
 @pytest.fixture(scope="session")
 def ci() -> bool:
     """True when running under CI (more examples for property tests)."""
-    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+    return _CI

@@ -41,9 +41,16 @@ def test_cli_override_then_roundtrip(root: Section, data: st.DataObject) -> None
         return
     target = data.draw(st.sampled_from(fields))
     value = data.draw(values.filter(lambda v: "\n" not in v and v.strip() == v and v != ""))
-    token_value = value if "'" not in value else f'"{value}"'
     if '"' in value and "'" in value:
-        return
+        return  # no quote style can hold both on one command-line token
+    # quote the token only when the value holds a quote character (a shell would have removed
+    # the outer quotes of a plain value); a bare `"` would open an unterminated string
+    if "'" in value:
+        token_value = f'"{value}"'
+    elif '"' in value:
+        token_value = f"'{value}'"
+    else:
+        token_value = value
     # the path through repeated sections resolves to the first hit, as lookups do
     path = target.path
     hit = root.find_field(path)
