@@ -337,6 +337,7 @@ def compat(session: nox.Session) -> None:
         "scipy",
         "matplotlib",
         "tqdm",
+        "pyzag",
     )
     base_site = subprocess.run(
         [str(base_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],

@@ -50,6 +50,8 @@ _LAZY: dict[str, str] = {
     "Verification": "neml2.drivers",
     "ModelUnitTest": "neml2.drivers",
     "ModelUnitTestReport": "neml2.drivers",
+    "compile": "neml2.jit",
+    "compiled_graph": "neml2.jit",
 }
 _SUBMODULES = (
     "log",

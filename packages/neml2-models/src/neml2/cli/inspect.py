@@ -21,6 +21,8 @@ Text output:
   <blank>  Outputs (N):     same
   <blank>  Parameters (N):  '  <name>: dtype=..., device=..., shape=[...]'
   <blank>  Buffers (N):     same
+--graph compiles the model with py-jit (neml2.compile), evaluates it once on sample inputs and
+prints the optimized graph (with --json: adds "graph").
 --json prints one line {"name", "inputs", "outputs", "parameters", "buffers", "retcode": 0};
 on failure {"retcode": 1, "error": ...} on stdout, 'Error: ...' on stderr, exit status 1."""
 
@@ -31,6 +33,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("input", metavar="INPUT", help="HIT input file")
     p.add_argument("model", metavar="MODEL", help="name of the [Models] block")
     p.add_argument("--json", action="store_true", help="print one line of JSON instead of text")
+    p.add_argument(
+        "--graph", action="store_true", help="print the optimized py-jit graph (see below)"
+    )
     add_load(p)
     return p
 
@@ -89,7 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         apply_loads(args.load)
         factory = load_input(args.input, additional_args=extra)
-        rec = describe(factory.get_model(args.model), factory.settings)
+        model = factory.get_model(args.model)
+        rec = describe(model, factory.settings)
+        if args.graph:
+            from neml2.jit._inspect import sample_graphs
+
+            rec["graph"] = sample_graphs(model)
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as e:
@@ -99,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps({**rec, "retcode": 0}))
     else:
-        print(format_text(rec))
+        print(rec["graph"] if args.graph else format_text(rec))
     return 0
 
 
