@@ -9,6 +9,7 @@ tools called as ``sys.executable -m ...``), so torch is installed once. ``deploy
 from __future__ import annotations
 
 import csv
+import os
 import re
 import shutil
 import subprocess
@@ -77,9 +78,31 @@ def _matrix(session: nox.Session, device: str, dtypes: list[str]) -> None:
         session.error(f"tests failed: {', '.join(failed)}")
 
 
+TEST_ARTIFACTS = ROOT / ".nox" / "test-artifacts"
+COMPILE_CACHE = ROOT / ".nox" / "compile-cache"
+
+
+def _scenario_artifacts(session: nox.Session, dtypes: list[str]) -> None:
+    """Compile the shared test scenarios once and export ``NEML2_TEST_ARTIFACTS`` to them.
+
+    A caller-set ``NEML2_TEST_ARTIFACTS`` is used as is. Otherwise the scenarios are compiled
+    (2 jobs) into ``.nox/test-artifacts`` through the neml2-compile cache in ``.nox/compile-cache``
+    (a re-run on the same clone is a copy); pytest, ctest and deploy then load the same graphs.
+    """
+    given = os.environ.get("NEML2_TEST_ARTIFACTS")
+    if given:
+        session.env["NEML2_TEST_ARTIFACTS"] = given
+        return
+    session.env.setdefault("NEML2_COMPILE_CACHE", str(COMPILE_CACHE))
+    build = ["-m", "neml2.aoti.compile.testing", str(TEST_ARTIFACTS), "--dtypes", *dtypes]
+    session.run(sys.executable, *build, "-j", "2", external=True)
+    session.env["NEML2_TEST_ARTIFACTS"] = str(TEST_ARTIFACTS)
+
+
 @nox.session(python=False)
 def tests(session: nox.Session) -> None:
     """Every package's pytest over cpu x {float64, float32} (neml2-hit once)."""
+    _scenario_artifacts(session, ["float64", "float32"])
     _matrix(session, "cpu", ["float64", "float32"])
 
 
@@ -91,6 +114,7 @@ def gpu(session: nox.Session) -> None:
         session.error(
             "no CUDA device was found: the gpu session needs a GPU (torch.cuda.is_available() is False)"
         )
+    session.env.setdefault("NEML2_COMPILE_CACHE", str(COMPILE_CACHE))
     _matrix(session, "cuda", ["float64", "float32"])
 
 
@@ -140,12 +164,16 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
             "neml2/lib/libneml2.so",
             "neml2/share/cmake/neml2/neml2Config.cmake",
             "neml2/include/neml2/csrc/aoti/Exception.h",
+            "neml2/include/neml2/csrc/aoti/Model.h",
+            "neml2/include/neml2/csrc/dispatchers/DispatchedModel.h",
             "neml2/aoti/_aoti.pyi",
         ],
         "neml2-eager-cpp": [
             "neml2/lib/libneml2_eager.so",
             "neml2/share/cmake/neml2_eager/neml2_eagerConfig.cmake",
             "neml2/include/neml2/csrc/eager/python.h",
+            "neml2/include/neml2/csrc/eager/Model.h",
+            "neml2/include/neml2/csrc/eager/load_model.h",
         ],
     }.get(name, [])
     problems += [f"{wheel.name}: {f} missing" for f in expected if f not in files]
@@ -189,27 +217,24 @@ def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
     return python
 
 
-DEPLOY_CHECK = """
-import importlib.util, sys
-from neml2.aoti import ConvergenceError, FatalError, canonicalize_inputs
-from neml2.aoti import _local_errors
-assert issubclass(ConvergenceError, RuntimeError)
-assert ConvergenceError is _local_errors.ConvergenceError, ConvergenceError
-for absent in ("neml2.models", "neml2.hit", "neml2.tensors", "neml2.solvers"):
-    try:
-        __import__(absent)
-    except ImportError:
-        continue
-    sys.exit(f"{absent} is importable in the runtime-only environment")
-print("runtime-only neml2-aoti OK:", ConvergenceError)
-"""
+RUNTIME_TESTS = ROOT / PACKAGES["neml2-aoti"][0] / "tests" / "runtime"
 
 
 @nox.session(python=False)
 def deploy(session: nox.Session) -> None:
-    """Fresh venv with only torch + the neml2-aoti wheel: the runtime imports, nothing else does."""
+    """A venv with only torch + the neml2-aoti wheel runs prebuilt artifacts from Python.
+
+    The dev venv compiles the elasticity and scalar-implicit scenarios (through the neml2-compile
+    cache, or reusing ``$NEML2_TEST_ARTIFACTS``) and records py-eager reference values; the fresh
+    venv then loads them with ``neml2.aoti.Model``, checks forward and jacobian to 1e-10 and a
+    ConvergenceError, and proves neml2.models / neml2.hit / neml2.tensors are not importable.
+    """
+    work = ROOT / ".nox" / "deploy-work"
+    _scenario_artifacts(session, ["float64"])
+    _python(session, str(RUNTIME_TESTS / "deploy_reference.py"), str(work))
     python = _fresh_venv(session, ROOT / ".nox" / "deploy-env", str(_wheel("neml2-aoti")))
-    session.run(str(python), "-c", DEPLOY_CHECK, external=True)
+    check = [str(python), str(RUNTIME_TESTS / "deploy_check.py"), str(work / "reference.pt")]
+    session.run(*check, external=True)
 
 
 def _tool(name: str) -> str:
@@ -251,9 +276,42 @@ def cpp(session: nox.Session) -> None:
     build_root = ROOT / ".nox" / "cpp-build"
     aoti = ROOT / PACKAGES["neml2-aoti"][0] / "tests"
     eager = ROOT / PACKAGES["neml2-eager-cpp"][0] / "tests"
+    # the shared scenario artifacts the Model, dispatcher, downstream and parity ctests load
+    _scenario_artifacts(session, ["float64"])
     _cmake_ctest(session, aoti / "cpp", build_root / "aoti", python, [prefix])
     _cmake_ctest(session, aoti / "downstream", build_root / "downstream", python, [prefix])
     _cmake_ctest(session, eager / "cpp", build_root / "eager", python, [prefix])
+
+
+@nox.session(python=False, default=False)
+def tsan(session: nox.Session) -> None:
+    """ThreadSanitizer build of libneml2 + the dispatcher ctests (slow: not part of .ci/run).
+
+    libneml2 is configured with -fsanitize=thread into packages/neml2-aoti/build/tsan (gitignored,
+    incremental), installed there, and tests/cpp/dispatch is built against that install and run
+    with halt_on_error (any report fails the session). torch itself is not instrumented; intra-op
+    threads are pinned to 1 so the only concurrency is the dispatcher's own. ASLR is disabled
+    (setarch -R) because GCC 12's TSan runtime rejects high-entropy mmap layouts.
+    """
+    package = ROOT / PACKAGES["neml2-aoti"][0]
+    build = package / "build" / "tsan"
+    flags = "-fsanitize=thread -g -O1"
+    generator = ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
+    common = [f"-DCMAKE_CXX_FLAGS={flags}", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+              f"-DPython3_EXECUTABLE={sys.executable}"]  # fmt: skip
+    session.run(
+        _tool("cmake"), "-S", str(package), "-B", str(build / "lib"), *generator, *common,
+        f"-DCMAKE_INSTALL_PREFIX={build / 'install'}", "-DNEML2_MPI=OFF", external=True,
+    )  # fmt: skip
+    session.run(_tool("cmake"), "--build", str(build / "lib"), "--target", "install", external=True)
+    session.run(
+        _tool("cmake"), "-S", str(package / "tests" / "cpp" / "dispatch"), "-B", str(build / "tests"),
+        *generator, *common, f"-DCMAKE_PREFIX_PATH={build / 'install' / 'neml2'}", external=True,
+    )  # fmt: skip
+    session.run(_tool("cmake"), "--build", str(build / "tests"), external=True)
+    env = {"TSAN_OPTIONS": "halt_on_error=1 second_deadlock_stack=1", "OMP_NUM_THREADS": "1"}
+    ctest = [_tool("ctest"), "--test-dir", str(build / "tests"), "--output-on-failure"]
+    session.run("setarch", "-R", *ctest, *session.posargs, env=env, external=True)
 
 
 def _read_at(path: str, commit: str | None) -> str:
@@ -427,14 +485,23 @@ def demo(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def bench(session: nox.Session) -> None:
-    """Run every bench/bench_*.py (posargs such as --quick are forwarded); fail if any fails."""
-    scripts = sorted((ROOT / "bench").glob("bench_*.py"))
-    if not scripts:
-        session.log("no bench/bench_*.py scripts yet")
+    """The benchmark suite (``python -m bench.suite``; see ``bench/README.md``).
+
+    Every workload of ``bench/inputs`` on every route, batch and thread count, the machine's
+    limits, compile time and peak memory; writes ``bench-results/bench.{json,md}`` and
+    ``throughput.png``. Posargs go to the suite (``--quick``, ``--compare PYTHON``, ...);
+    ``--micro`` also runs every ``bench/bench_*.py`` micro-benchmark (with ``--quick`` if given).
+    """
+    args = [a for a in session.posargs if a != "--micro"]
+    _python(session, "-m", "bench.suite", *args)
+    if "--micro" not in session.posargs:
+        return
     failed = []
-    for script in scripts:
+    for script in sorted((ROOT / "bench").glob("bench_*.py")):
         try:
-            _python(session, str(script.relative_to(ROOT)), *session.posargs)
+            _python(
+                session, str(script.relative_to(ROOT)), *(["--quick"] if "--quick" in args else [])
+            )
         except nox.command.CommandFailed:
             failed.append(script.name)
     if failed:

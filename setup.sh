@@ -23,6 +23,13 @@ echo "==> pure-Python packages (editable)"
 "${PIP[@]}" --no-build-isolation -c constraints/dev.txt \
   -e packages/neml2-tensors -e packages/neml2-hit -e packages/neml2-models
 
+echo "==> system packages: OpenMPI for the MPI dispatcher (skipped when present)"
+if ! command -v mpicxx >/dev/null || ! command -v mpiexec >/dev/null; then
+  SUDO=$([[ $EUID -ne 0 ]] && echo sudo || true)
+  $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenmpi-dev openmpi-bin \
+    || echo "warning: could not install OpenMPI; the MPI dispatcher will not be built" >&2
+fi
+
 echo "==> C++ packages (editable, built against the installed torch)"
 "${PIP[@]}" --no-build-isolation --no-deps -e packages/neml2-aoti
 "${PIP[@]}" --no-build-isolation --no-deps -e packages/neml2-eager-cpp

@@ -1,7 +1,7 @@
 """Benchmark: the J2 Chaboche viscoplastic ``ImplicitUpdate`` (py-eager) vs NEML2 v3 py-eager.
 
-Workloads (``/work/shared/bench/inputs/chaboche.i``, float64, one torch thread; the v3 numbers
-are the py-eager row of ``/work/shared/bench/README.md``; target: at least 5x faster):
+Workloads (``bench/inputs/chaboche.i``, float64, one torch thread; the v3 numbers
+are the py-eager row of the shared benchmark README; target: at least 5x faster):
 
 * one step: a 1 % uniaxial strain increment over dt = 1 from a zero state, batch 10^3 and 10^5;
 * step + jacobian: the same step with the Jacobian of every output w.r.t. every input, 10^4;
@@ -29,7 +29,7 @@ import torch
 import neml2
 from neml2.tensors import SR2, Scalar
 
-INPUTS = Path("/work/shared/bench/inputs")
+INPUTS = Path(__file__).resolve().parent / "inputs"  # copies of the shared workloads
 SPEEDUP = 5.0
 # NEML2 v3 py-eager (bench/README.md), seconds
 V3 = {

@@ -1,6 +1,6 @@
 """Benchmark: py-jit (``neml2.compile``) vs py-eager forward of the Chaboche residual model.
 
-Workload: ``[Models]/implicit_rate`` of ``/work/shared/bench/inputs/chaboche.i`` (falls back to
+Workload: ``[Models]/implicit_rate`` of ``bench/inputs/chaboche.i`` (falls back to
 the test copy), float64, one torch thread, batch 10^5 (``--quick``: 10^4), random state near a
 1 % strain increment over dt = 1. Times the value-only forward and the forward with the
 Jacobian w.r.t. the unknowns (``ModelNonlinearSystem.residual_and_jacobian``); prints the
@@ -26,7 +26,7 @@ import torch
 import neml2
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path("/work/shared/bench/inputs/chaboche.i")
+SHARED = ROOT / "bench" / "inputs" / "chaboche.i"  # copy of the shared workload
 LOCAL = ROOT / "packages" / "neml2-models" / "tests" / "implicit" / "inputs" / "chaboche.i"
 SPEEDUP = 2.0
 

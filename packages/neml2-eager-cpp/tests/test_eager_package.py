@@ -30,7 +30,8 @@ def test_layout() -> None:
     root = Path(neml2.eager.cmake_prefix_path)
     assert _library().is_file()
     assert (root / "share/cmake/neml2_eager/neml2_eagerConfig.cmake").is_file()
-    assert (Path(neml2.eager.include_dir) / "neml2/csrc/eager/python.h").is_file()
+    for header in ("python.h", "Model.h", "load_model.h"):
+        assert (Path(neml2.eager.include_dir) / "neml2/csrc/eager" / header).is_file()
 
 
 def test_links_libneml2_but_not_libpython() -> None:

@@ -19,8 +19,15 @@
 #include "neml2/csrc/aoti/env.h"
 #include "neml2/csrc/aoti/guard.h"
 
+#include "model_bindings.h"
+
 namespace py = pybind11;
 using namespace neml2::aoti;
+
+namespace neml2::aoti::python
+{
+void bind_linalg(py::module_ & m); // linalg_bindings.cpp
+}
 
 namespace
 {
@@ -93,6 +100,8 @@ PYBIND11_MODULE(_aoti, m)
   m.attr("ConvergenceError") = py::handle(convergence_error_type);
   m.attr("FatalError") = py::handle(fatal_error_type);
   py::register_exception_translator(&translate);
+  neml2::aoti::python::bind_linalg(m);
+  neml2::aoti::python::bind_model(m);
 
   m.def(
       "canonicalize_inputs",

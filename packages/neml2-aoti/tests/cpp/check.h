@@ -19,6 +19,13 @@ cases()
   return registry;
 }
 
+/// Thrown by a case whose prerequisites are absent (e.g. no test artifacts): exit code 77,
+/// which ctest reports as skipped (SKIP_RETURN_CODE).
+struct Skip : std::runtime_error
+{
+  using std::runtime_error::runtime_error;
+};
+
 struct Register
 {
   Register(const char * name, std::function<void()> f) { cases().emplace(name, std::move(f)); }
@@ -49,6 +56,11 @@ main(int argc, char ** argv)
   try
   {
     cases().at(argv[1])();
+  }
+  catch (const Skip & e)
+  {
+    std::cout << "skipped " << argv[1] << ": " << e.what() << "\n";
+    return 77;
   }
   catch (const std::exception & e)
   {

@@ -11,6 +11,7 @@
 
 #include "neml2/csrc/aoti/Exception.h"
 #include "neml2/csrc/aoti/guard.h"
+#include "with_python.h"
 
 namespace py = pybind11;
 
@@ -40,35 +41,20 @@ start_interpreter()
   PyEval_SaveThread();
 }
 
-/// The one Python ConvergenceError class (neml2.aoti's), or None when neml2.aoti is unavailable.
+/// The one Python ConvergenceError class: neml2.aoti's, which is neml2.solvers' whenever
+/// neml2-models is installed (neml2.solvers' directly if neml2.aoti cannot be imported), or None.
 py::object
 convergence_error_class()
 {
-  try
-  {
-    return py::module_::import("neml2.aoti").attr("ConvergenceError");
-  }
-  catch (py::error_already_set &)
-  {
-    return py::none();
-  }
-}
-
-[[noreturn]] void
-rethrow_python_error(const std::string & op, py::error_already_set & e)
-{
-  const std::string message = py::str(e.value());
-  const py::object cls = convergence_error_class();
-  if (!cls.is_none() && e.matches(cls))
-  {
-    const py::object mask = py::getattr(e.value(), "converged_mask", py::none());
-    const py::object unknowns = py::getattr(e.value(), "unknowns", py::none());
-    if (THPVariable_Check(mask.ptr()) && THPVariable_Check(unknowns.ptr()))
-      throw aoti::ConvergenceError(message, mask.cast<at::Tensor>(), unknowns.cast<at::Tensor>());
-    throw aoti::ConvergenceError(message);
-  }
-  const std::string type = py::str(e.type().attr("__name__"));
-  throw aoti::FatalError(op + ": " + type + ": " + message);
+  for (const char * module : {"neml2.aoti", "neml2.solvers"})
+    try
+    {
+      return py::module_::import(module).attr("ConvergenceError");
+    }
+    catch (py::error_already_set &)
+    {
+    }
+  return py::none();
 }
 } // namespace
 
@@ -95,33 +81,44 @@ call(const std::string & op,
      const std::string & function,
      const TensorMap & inputs)
 {
-  return aoti::guard(op.c_str(),
-                     [&]
-                     {
-                       ensure_interpreter();
-                       py::gil_scoped_acquire gil;
-                       try
-                       {
-                         py::object result =
-                             py::module_::import(module.c_str()).attr(function.c_str())(inputs);
-                         if (!py::isinstance<py::dict>(result))
-                           throw aoti::FatalError(op + ": " + module + "." + function +
-                                                  " returned " +
-                                                  std::string(py::str(result.get_type().attr(
-                                                      "__name__"))) +
-                                                  ", expected dict[str, Tensor]");
-                         return result.cast<TensorMap>();
-                       }
-                       catch (py::error_already_set & e)
-                       {
-                         rethrow_python_error(op, e);
-                       }
-                       catch (const py::cast_error & e)
-                       {
-                         throw aoti::FatalError(op + ": " + module + "." + function +
-                                                " returned a dict that is not dict[str, Tensor]: " +
-                                                e.what());
-                       }
-                     });
+  return detail::with_python(
+      op,
+      [&]
+      {
+        py::object result = py::module_::import(module.c_str()).attr(function.c_str())(inputs);
+        if (!py::isinstance<py::dict>(result))
+          throw aoti::FatalError(op + ": " + module + "." + function + " returned " +
+                                 std::string(py::str(py::type::handle_of(result).attr("__name__"))) +
+                                 ", expected dict[str, Tensor]");
+        try
+        {
+          return result.cast<TensorMap>();
+        }
+        catch (const py::cast_error & e)
+        {
+          throw aoti::FatalError(op + ": " + module + "." + function +
+                                 " returned a dict that is not dict[str, Tensor]: " + e.what());
+        }
+      });
 }
+
+namespace detail
+{
+void
+rethrow_python_error(const std::string & op, py::error_already_set & e)
+{
+  const std::string message = py::str(e.value());
+  const py::object cls = convergence_error_class();
+  if (!cls.is_none() && e.matches(cls))
+  {
+    const py::object mask = py::getattr(e.value(), "converged_mask", py::none());
+    const py::object unknowns = py::getattr(e.value(), "unknowns", py::none());
+    if (THPVariable_Check(mask.ptr()) && THPVariable_Check(unknowns.ptr()))
+      throw aoti::ConvergenceError(message, mask.cast<at::Tensor>(), unknowns.cast<at::Tensor>());
+    throw aoti::ConvergenceError(message);
+  }
+  const std::string type = py::str(e.type().attr("__name__"));
+  throw aoti::FatalError(op + ": " + type + ": " + message);
+}
+} // namespace detail
 } // namespace neml2::eager

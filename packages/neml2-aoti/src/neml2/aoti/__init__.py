@@ -1,13 +1,24 @@
 """neml2.aoti: the runtime of compiled (AOT Inductor) neml2 models.
 
 The heavy lifting lives in the C++ library ``libneml2.so`` (no Python inside); this package
-holds its pybind11 bindings and needs nothing but torch at runtime. ``ConvergenceError`` is the
-one recoverable error class shared with neml2-models (see :mod:`neml2.aoti._errors`).
+holds its pybind11 bindings and needs nothing but torch at runtime:
+
+* :class:`Model` (``neml2.aoti.Model(path, device=None, dtype=None)``) runs an artifact of
+  ``neml2-compile``: ``forward``, ``jvp``, ``jacobian``, ``param_jacobian``, ``param_vjp``,
+  ``named_parameters``, ``set_parameter``, ``set_solver_config``;
+* ``ConvergenceError`` is the one recoverable error class shared with neml2-models (see
+  :mod:`neml2.aoti._errors`), ``FatalError`` every other runtime error;
+* ``AOTIModel``, the ``[Models]`` shim of an artifact, needs neml2-models and is imported on
+  first access (``neml2.aoti.AOTIModel``), or by the factory through the ``neml2.objects``
+  entry point.
 """
+
+from typing import Any as _Any
 
 import torch as _torch  # loads libtorch before the extension module
 
 from neml2.aoti.__about__ import __version__ as __version__
+from neml2.aoti._aoti import Model as Model
 from neml2.aoti._aoti import canonicalize_inputs as canonicalize_inputs
 from neml2.aoti._aoti import capture_solve_failure as capture_solve_failure
 from neml2.aoti._aoti import env_truthy as env_truthy
@@ -18,3 +29,11 @@ from neml2.aoti._paths import include_dir as include_dir
 from neml2.aoti._paths import library_dir as library_dir
 
 del _torch
+
+
+def __getattr__(name: str) -> _Any:
+    if name == "AOTIModel":
+        from neml2.aoti._shim import AOTIModel
+
+        return AOTIModel
+    raise AttributeError(f"module 'neml2.aoti' has no attribute '{name}'")

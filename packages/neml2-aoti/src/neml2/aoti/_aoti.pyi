@@ -1,5 +1,9 @@
 """Type stub of the pybind11 module ``neml2.aoti._aoti`` (libneml2.so bindings)."""
 
+from collections.abc import Mapping
+from os import PathLike
+from pathlib import Path
+
 import torch
 
 ConvergenceError: type[RuntimeError]
@@ -27,3 +31,86 @@ def _throw(
     unknowns: torch.Tensor | None = None,
 ) -> None:
     """Throw a C++ exception of the given kind to exercise the translator."""
+
+def batched_dense_solve(A: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Solve ``A x = b`` per batch element: ``A (B, n, n)``, ``b (B, n)`` or ``(B, n, k)``.
+
+    A singular element gives a non-finite ``x`` for that element only (no error).
+    """
+
+_Tensors = Mapping[str, torch.Tensor]
+
+class Model:
+    """A compiled neml2 model (artifact of neml2-compile) run by libneml2.so."""
+
+    def __init__(
+        self,
+        path: str | PathLike[str],
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | str | None = None,
+    ) -> None: ...
+    def forward(
+        self, inputs: _Tensors, param_overrides: _Tensors | None = None
+    ) -> dict[str, torch.Tensor]:
+        """Output values ``{name: (*B, *out_base)}`` in ``output_names`` order."""
+    def jvp(
+        self, inputs: _Tensors, tangents: _Tensors, param_overrides: _Tensors | None = None
+    ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+        """``(outputs, {out: sum_in dout/din . tangents[in]})`` for the compiled pairs."""
+    def jacobian(
+        self, inputs: _Tensors, param_overrides: _Tensors | None = None
+    ) -> tuple[dict[str, torch.Tensor], dict[str, dict[str, torch.Tensor]]]:
+        """``(outputs, J)`` with ``J[out][in]`` of shape ``(*B, *out_base, *in_base)``."""
+    def param_jacobian(
+        self, inputs: _Tensors, param_overrides: _Tensors | None = None
+    ) -> dict[str, dict[str, torch.Tensor]]:
+        """``J[out][param]`` of shape ``(*B, *out_base, *param_base)`` (compiled pairs)."""
+    def param_vjp(
+        self, inputs: _Tensors, cotangents: _Tensors, param_overrides: _Tensors | None = None
+    ) -> dict[str, torch.Tensor]:
+        """Gradient of ``sum_out <cotangents[out], out>`` per compiled parameter."""
+    def named_parameters(self) -> dict[str, torch.Tensor]:
+        """Promoted parameters; in-place edits of the tensors reach the runtime."""
+    def set_parameter(self, name: str, value: torch.Tensor) -> None:
+        """Replace a promoted parameter (a ``(B, *param_base)`` value makes it batched)."""
+    def set_solver_config(
+        self,
+        atol: float | None = None,
+        rtol: float | None = None,
+        miters: int | None = None,
+        ls_type: str | None = None,
+        ls_max_iters: int | None = None,
+        ls_cutback: float | None = None,
+        ls_c: float | None = None,
+        substep_del_tol: float | None = None,
+        collect_log: bool | None = None,
+    ) -> None:
+        """Newton settings from the next call on; omitted settings keep their value."""
+    @property
+    def solver_config(self) -> dict[str, float | int | str | bool]: ...
+    def solver_log(self) -> list[str]:
+        """Newton log lines of the last call (kept when ``collect_log`` is set)."""
+    @property
+    def input_names(self) -> list[str]: ...
+    @property
+    def output_names(self) -> list[str]: ...
+    @property
+    def input_base_shapes(self) -> list[list[int]]: ...
+    @property
+    def output_base_shapes(self) -> list[list[int]]: ...
+    @property
+    def input_types(self) -> list[str]: ...
+    @property
+    def output_types(self) -> list[str]: ...
+    @property
+    def parameter_base_shapes(self) -> dict[str, list[int]]: ...
+    @property
+    def derivatives(self) -> list[tuple[str, str]]: ...
+    @property
+    def parameter_derivatives(self) -> list[tuple[str, str]]: ...
+    @property
+    def device(self) -> torch.device: ...
+    @property
+    def dtype(self) -> torch.dtype: ...
+    @property
+    def artifact_root(self) -> Path: ...

@@ -1,7 +1,9 @@
 """neml2.eager: Python bridge of the eager C++ runtime ``libneml2_eager.so``.
 
-The C++ library embeds CPython and calls back into Python (``neml2::eager::call``); this
-package tells C++ build systems where the library, headers and CMake package live.
+The C++ library embeds CPython: ``neml2::eager::Model`` drives one
+``neml2.eager._bridge.EagerModel`` per model (raw tensors, canonical boundary checks, the model's
+own chain rule). This package also tells C++ build systems where the library, headers and CMake
+package live.
 """
 
 from neml2.eager.__about__ import __version__ as __version__

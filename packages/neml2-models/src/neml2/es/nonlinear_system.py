@@ -400,11 +400,11 @@ class ModelNonlinearSystem:
         """Block ``(*B, m, n)`` of two dense groups without sub-batch axes, written in place.
 
         Each tangent ``(K, *B_t, *base)`` is copied once into its cell of an ``(n, *B, m)``
-        view of a batch-last ``(n, m, *B)`` buffer (the memory order the K-stacked tangents
-        come in); absent cells are zeroed.
+        buffer, the memory order the K-stacked tangents come in (no transposing copy; the
+        native batched solve gathers each element's columns from it directly).
         """
         like = outs[rg.variables[0].name].data
-        buf = like.new_empty(cg.width, rg.width, *batch).movedim(1, -1)
+        buf = like.new_empty(cg.width, *batch, rg.width)
         for i, var in enumerate(rg.variables):
             r0, r1 = rg.offsets[i], rg.offsets[i + 1]
             tangents = v_out.get(var.name, {})

@@ -11,8 +11,9 @@ from __future__ import annotations
 import torch
 
 from neml2._registry import register_neml2_object
-from neml2.es import AssembledMatrix, AssembledVector, AxisGroup
+from neml2.es import AssembledMatrix, AssembledVector, AxisGroup, broadcast_batch
 from neml2.solvers._lu_cache import LUCache
+from neml2.solvers._native import dense_solve, native_usable
 from neml2.solvers._protocol import DirectSolver, LinearOperator
 
 
@@ -36,8 +37,7 @@ def _solve(a: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
     """``a⁻¹ rhs`` for ``a (..., n, n)``, ``rhs (..., n, k)`` (batches broadcast)."""
     if a.shape[-1] == 1:
         return rhs / a
-    x: torch.Tensor = torch.linalg.solve_ex(a, rhs, check_errors=False)[0]
-    return x
+    return dense_solve(a, rhs)
 
 
 def _pad(t: torch.Tensor, rg: AxisGroup, cg: AxisGroup, rhs: bool = False) -> torch.Tensor:
@@ -69,8 +69,10 @@ def _unpad(x: torch.Tensor, rg: AxisGroup, cg: AxisGroup) -> torch.Tensor:
 class DenseLU(DirectSolver):
     """Direct solve with batched dense LU (one group; per-site LUs for block groups).
 
-    Matrix right-hand sides go through an :class:`LUCache`, so repeated sensitivity
-    solves against the same ``A`` factor it once.
+    Small CPU systems use neml2-aoti's native kernel when it is installed (see
+    :mod:`neml2.solvers._native`; matrix right-hand sides are then solved as one block).
+    Otherwise matrix right-hand sides go through an :class:`LUCache`, so repeated
+    sensitivity solves against the same ``A`` factor it once.
     """
 
     def __init__(self) -> None:
@@ -87,6 +89,8 @@ class DenseLU(DirectSolver):
         """``X = A⁻¹ B`` column group by column group."""
         rg, _ = _single_group(A, "DenseLU")
         a = A.blocks[0][0]
+        if a.shape[-1] > 1 and native_usable(a, B.blocks[0][0]):
+            return self._solve_matrix_native(A, B, rg)
         out = []
         for cg, blk in zip(B.col_layout.groups, B.blocks[0], strict=True):
             if a.shape[-1] == 1:
@@ -94,4 +98,20 @@ class DenseLU(DirectSolver):
                 continue
             x = self.lu_cache.solve(a, _pad(blk, rg, cg, rhs=True))
             out.append(_unpad(x, rg, cg))
+        return AssembledMatrix(A.col_layout, B.col_layout, [out], check=False)
+
+    @staticmethod
+    def _solve_matrix_native(
+        A: AssembledMatrix, B: AssembledMatrix, rg: AxisGroup
+    ) -> AssembledMatrix:
+        """All column groups as one right-hand side of one native factor-and-solve."""
+        a = A.blocks[0][0]
+        groups = B.col_layout.groups
+        rhs = [_pad(blk, rg, cg, rhs=True) for cg, blk in zip(groups, B.blocks[0], strict=True)]
+        batch = broadcast_batch(a.shape[:-2], *(r.shape[:-2] for r in rhs))
+        x = dense_solve(a, torch.cat([r.expand(batch + r.shape[-2:]) for r in rhs], dim=-1))
+        out, start = [], 0
+        for r, cg in zip(rhs, groups, strict=True):
+            out.append(_unpad(x[..., start : start + r.shape[-1]], rg, cg))
+            start += r.shape[-1]
         return AssembledMatrix(A.col_layout, B.col_layout, [out], check=False)

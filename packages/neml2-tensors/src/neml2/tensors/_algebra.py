@@ -13,6 +13,7 @@ import torch
 from neml2.tensors import _kernels as K
 from neml2.tensors._align import binary
 from neml2.tensors._kernels import broadcast_tensors
+from neml2.tensors._projectors import projectors
 from neml2.tensors._rotation_types import MRP
 from neml2.tensors._scalar import Scalar
 from neml2.tensors._second_order import R2, SR2
@@ -44,6 +45,9 @@ def tr(A: SR2 | R2) -> Scalar:
 def vol(A: X) -> X:
     """Volumetric part ``(tr A / 3) I``."""
     if isinstance(A, SR2):
+        p = projectors(A.data)
+        if p is not None:
+            return A._like(A.data @ p[0])
         m = A.data[..., :3].mean(-1, keepdim=True)
         return A._like(
             torch.cat([m.expand(*m.shape[:-1], 3), torch.zeros_like(A.data[..., 3:])], -1)
@@ -57,6 +61,9 @@ def dev(A: X) -> X:
     """Deviatoric part ``A − (tr A / 3) I``."""
     d = A.data
     if isinstance(A, SR2):
+        p = projectors(d)
+        if p is not None:
+            return A._like(d @ p[1])
         n = d[..., :3]
         return A._like(torch.cat([n - n.mean(-1, keepdim=True), d[..., 3:]], -1))
     _need(A, (R2,), "dev")

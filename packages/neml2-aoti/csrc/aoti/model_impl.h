@@ -1,0 +1,199 @@
+// The private state of neml2::aoti::Model: the parsed artifact, its loaded graphs and the
+// per-call machinery. Variables are addressed by integer slot ids assigned at load time, so a
+// call works on a std::vector<at::Tensor> state rather than name-keyed maps.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include "graph.h"
+#include "neml2/csrc/aoti/types.h"
+
+namespace neml2::aoti
+{
+/// A variable of the artifact: (*batch, *sub_batch, *base) at the boundary, `size` =
+/// prod(sub_batch) * prod(base) when flattened.
+struct VarInfo
+{
+  std::string name;
+  std::string type;
+  std::vector<int64_t> base;
+  std::vector<int64_t> sub;
+  int64_t size = 1;
+  /// sub + base: the trailing shape after the batch axes.
+  std::vector<int64_t> trailing() const;
+};
+
+/// A compiled derivative pair d(out)/d(in) (or d(out)/d(param)) of one segment.
+struct PairInfo
+{
+  int out = -1; // slot id
+  int in = -1;  // slot id, or parameter index for parameter pairs
+  bool batch_independent = false;
+};
+
+/// A promoted parameter.
+struct ParamInfo
+{
+  std::string name;
+  std::vector<int64_t> base;
+  int64_t size = 1;
+};
+
+/// A packed member of a flat implicit vector (unknowns, givens or residuals).
+struct PackedVar
+{
+  int slot = -1;
+  int64_t offset = 0;
+  int64_t size = 1;
+  std::string role; // givens: old_state | old_force | cur_force | static
+  int pair = -1;    // givens: slot of the paired variable (old_state -> unknown, forces)
+};
+
+struct ForwardSegment
+{
+  std::vector<int> inputs, outputs;
+  std::vector<int> params; // parameter indices, fed after the inputs
+  std::unique_ptr<Graph> value, jvp, pjac;
+  std::vector<PairInfo> pairs, param_pairs;
+};
+
+struct ImplicitSegment
+{
+  std::vector<PackedVar> unknowns, givens;
+  int64_t n_unknown = 0, n_given = 0;
+  std::vector<int> params;
+  std::unique_ptr<Graph> residual, jacobian, jacobian_given, dr_dparam, predictor;
+  std::vector<int> predictor_inputs, predictor_outputs;
+  /// An identity predictor (no graph): predictor output k copies variable copy_from[k].
+  std::vector<int> predictor_copy_from;
+  /// Warm starts: (input slot, unknown slot) pairs from "guesses".
+  std::vector<std::pair<int, int>> guesses;
+  /// Columns of the _jacobian_given (Bg) and _dr_dparam (Bp) matrices: (slot or parameter
+  /// index, offset, size).
+  std::vector<PackedVar> given_columns, param_columns;
+  int64_t n_given_columns = 0, n_param_columns = 0;
+  /// Runtime-looped predictor: feed predictor output `feedback_output` back as input
+  /// `feedback_input` for `feedback_iterations` calls (-1: none).
+  int feedback_input = -1, feedback_output = -1;
+  int64_t feedback_iterations = 0;
+  int64_t max_substepping_level = 0;
+};
+
+struct Segment
+{
+  bool implicit = false;
+  ForwardSegment fwd;
+  ImplicitSegment imp;
+};
+
+/// Per-call inputs after canonicalization: the state slots and the flattened batch.
+struct CallState
+{
+  std::vector<at::Tensor> slots;   // each (Bflat, *sub, *base) or undefined
+  std::vector<int64_t> batch;      // the call's batch shape
+  int64_t nbatch = 1;              // rows fed to the graphs: prod(batch), padded to min_batch
+  int64_t ncall = 1;               // rows of the call: prod(batch)
+  /// The call's rows of a (nbatch, ...) result.
+  at::Tensor rows(const at::Tensor & t) const { return t.size(0) > ncall ? t.narrow(0, 0, ncall) : t; }
+  std::vector<at::Tensor> params;  // each (Bflat, *param_base) or (*param_base) (see prepare)
+  /// Per implicit segment: the converged flat unknowns and A there (when Newton computed it),
+  /// reused by the IFT instead of another _jacobian call.
+  std::map<const void *, std::pair<at::Tensor, at::Tensor>> converged;
+};
+
+/// Adaptive substepping solve of an implicit segment (substep.cpp); sets `substepped` when any
+/// step halving was needed.
+at::Tensor substep_solve(const ImplicitSegment & seg,
+                         const CallState & s,
+                         const std::vector<VarInfo> & vars,
+                         const SolverConfig & config,
+                         const at::Tensor & u0,
+                         bool & substepped);
+
+class ModelImpl
+{
+public:
+  ModelImpl(const std::filesystem::path & root, c10::Device device, c10::ScalarType dtype);
+
+  TensorMap forward(const TensorMap & inputs, const TensorMap & overrides);
+  JvpResult jvp(const TensorMap & inputs, const TensorMap & tangents, const TensorMap & overrides);
+  JacobianResult jacobian(const TensorMap & inputs, const TensorMap & overrides);
+  VariablePairJacobian param_jacobian(const TensorMap & inputs, const TensorMap & overrides);
+  TensorMap param_vjp(const TensorMap & inputs,
+                      const TensorMap & cotangents,
+                      const TensorMap & overrides);
+  void set_parameter(const std::string & name, const at::Tensor & value);
+
+  // ---- loaded description (read-only after construction) ----
+  std::filesystem::path root;
+  c10::Device device;
+  c10::ScalarType dtype;
+  std::vector<VarInfo> vars; // every slot
+  std::unordered_map<std::string, int> slot_of;
+  std::vector<int> input_slots, output_slots;
+  std::vector<std::string> input_names, output_names, input_types, output_types;
+  BaseShapes input_base, output_base;
+  std::vector<ParamInfo> params;
+  std::vector<Segment> segments;
+  std::vector<std::pair<std::string, std::string>> derivatives, parameter_derivatives;
+  /// Graphs traced for a fixed batch (dynamic_batch false): the only accepted batch size.
+  int64_t fixed_batch = -1;
+  /// Smallest batch every graph accepts; a smaller call batch is padded by repeating row 0.
+  int64_t min_batch = 1;
+
+  // ---- mutable ----
+  TensorMap named_parameters;
+  SolverConfig config;
+  std::vector<std::string> log;
+  std::mutex mutex;
+  /// Per parameter: its last per-batch broadcast (B, *shape), reused while the stored tensor
+  /// (identity and version counter) and B are unchanged, so an unchanged promoted parameter is
+  /// not re-broadcast and copied on every call.
+  struct ParamCache
+  {
+    at::Tensor source; // held, so its identity cannot be reused by another tensor
+    uint32_t version = 0;
+    int64_t nbatch = -1;
+    at::Tensor value;
+  };
+  mutable std::vector<ParamCache> param_cache;
+  /// Whether the last implicit solve needed substeps (its IFT derivatives are then unavailable).
+  bool substepped = false;
+
+private:
+  friend struct MetadataReader;
+  CallState prepare(const TensorMap & inputs, const TensorMap & overrides) const;
+  void run_segments(CallState & s);
+  void run_forward(const ForwardSegment & seg, CallState & s) const;
+  void run_implicit(const ImplicitSegment & seg, CallState & s);
+  TensorMap collect_outputs(const CallState & s) const;
+  at::Tensor param_for_call(std::size_t i, const TensorMap & overrides, int64_t nbatch) const;
+  /// Run every segment while carrying dstate[slot] = d(slot)/d(requested inputs), each
+  /// (Bflat or 1, size, M) or undefined (zero); returns the carriers.
+  std::vector<at::Tensor> run_with_carrier(CallState & s, const std::vector<int> & requested);
+  /// Propagate the carrier through a converged implicit segment (IFT: du = -A^{-1} dr/dg dg).
+  void implicit_ift(const ImplicitSegment & seg, CallState & s, std::vector<at::Tensor> & dstate) const;
+  /// Parameter carrier through an implicit segment: du/dtheta = -A^{-1} (dr/dtheta + dr/dg dg).
+  void implicit_param_ift(const ImplicitSegment & seg,
+                          CallState & s,
+                          std::vector<at::Tensor> & dparam,
+                          const std::vector<int64_t> & pcol,
+                          int64_t P) const;
+  /// The single-forward-segment fast path: one _jvp graph call, blocks returned as they are.
+  bool fast_jacobian(CallState & s, VariablePairJacobian & J) const;
+  /// The requested input slots (distinct `in` of derivatives, in input order).
+  std::vector<int> requested_inputs() const;
+};
+} // namespace neml2::aoti

@@ -1,0 +1,316 @@
+#include "newton.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include <ATen/ATen.h>
+
+#include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/env.h"
+#include "neml2/csrc/aoti/linalg.h"
+
+namespace neml2::aoti
+{
+std::string
+sci(double x)
+{
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%e", x);
+  return buf;
+}
+
+at::Tensor
+dense_solve(const at::Tensor & A, const at::Tensor & b)
+{
+  return batched_dense_solve(A, b);
+}
+
+namespace
+{
+/// NEML2_LOGS level of channel "newton": 0 off, 2 info, 3 debug (same grammar as neml2.log).
+int
+newton_log_level()
+{
+  const char * spec = std::getenv("NEML2_LOGS");
+  if (!spec)
+    return 0;
+  int all = 0, chan = -1;
+  std::string s(spec);
+  std::size_t start = 0;
+  while (start <= s.size())
+  {
+    const auto end = std::min(s.find(',', start), s.size());
+    const auto entry = s.substr(start, end - start);
+    const auto eq = entry.find('=');
+    if (eq != std::string::npos)
+    {
+      const auto key = entry.substr(0, eq);
+      const auto val = entry.substr(eq + 1);
+      const int lvl = val == "debug" ? 3 : val == "info" ? 2 : val == "warning" ? 1 : 0;
+      if (key == "newton")
+        chan = lvl;
+      else if (key == "all")
+        all = lvl;
+    }
+    start = end + 1;
+  }
+  return chan >= 0 ? chan : all;
+}
+
+at::Tensor
+vnorm(const at::Tensor & v)
+{
+  return at::linalg_vector_norm(v, 2, {-1});
+}
+
+double
+max_of(const at::Tensor & t)
+{
+  return t.numel() ? t.max().item<double>() : 0.0;
+}
+
+struct Flags
+{
+  bool finite = true;
+  bool converged = true;
+  bool likely = true;
+};
+
+/// rules.status_flags: one reduction, one host sync.
+Flags
+status(const at::Tensor & nb, const at::Tensor & tau)
+{
+  Flags f;
+  if (nb.numel() == 0)
+    return f;
+  const double m = (nb - tau).max().item<double>();
+  f.finite = std::isfinite(m);
+  f.converged = m < 0.0;
+  f.likely = false;
+  return f;
+}
+
+/// rules.status_flags_predicted: (finite, converged, next iterate predicted converged), one sync.
+Flags
+status_predicted(const at::Tensor & nb, const at::Tensor & nb_prev, const at::Tensor & tau)
+{
+  Flags f;
+  if (nb.numel() == 0)
+    return f;
+  const auto pred = nb * (nb / nb_prev);
+  const auto both = at::stack({(nb - tau).max(), (pred - tau).max()}).to(at::kCPU, at::kDouble);
+  const double * p = both.data_ptr<double>();
+  f.finite = std::isfinite(p[0]);
+  f.converged = p[0] < 0.0;
+  f.likely = p[1] < 0.0;
+  return f;
+}
+
+std::string
+reason(const at::Tensor & nb, const at::Tensor & nb0, double atol, double rtol)
+{
+  const auto both = at::stack({(nb < atol).all(), (nb < rtol * nb0).all()}).cpu();
+  const bool abs_all = both[0].item<bool>(), rel_all = both[1].item<bool>();
+  if (abs_all && rel_all)
+    return "both";
+  if (abs_all)
+    return "abs_tol";
+  return rel_all ? "rel_tol" : "mixed";
+}
+
+/// One Newton iterate: u, b and (when computed in the same graph call) A.
+struct Point
+{
+  at::Tensor u, b, A;
+};
+
+/// Evaluate b (and A unless lazy) at u.
+Point
+evaluate(NewtonProblem & p, const at::Tensor & u, bool lazy)
+{
+  if (lazy)
+    return {u, p.residual(u), at::Tensor()};
+  auto [b, A] = p.residual_and_jacobian(u);
+  return {u, b, A};
+}
+
+/// The update along du: the full step, or NewtonWithLineSearch's per-element line search.
+Point
+update(NewtonProblem & p,
+       const Point & x,
+       const at::Tensor & du,
+       const SolverConfig & c,
+       bool lazy,
+       NewtonTrace * trace)
+{
+  const int64_t n_trials = c.ls_max_iters - 1;
+  if (n_trials < 1)
+    return evaluate(p, x.u + du, lazy);
+  const auto nb2 = x.b.square().sum(-1);
+  const auto bdu = (x.b * du).sum(-1);
+  auto alpha = at::ones_like(nb2);
+  at::Tensor u_t, b_t;
+  for (int64_t k = 1; k <= n_trials; ++k)
+  {
+    u_t = x.u + alpha.unsqueeze(-1) * du;
+    b_t = p.residual(u_t);
+    const auto nbt2 = b_t.square().sum(-1);
+    const auto crit = c.ls_type == "STRONG_WOLFE" ? (1.0 - c.ls_c * alpha) * nb2
+                                                   : nb2 - 2.0 * c.ls_c * alpha * bdu;
+    const auto accept = (nbt2 <= crit) | (nbt2 <= c.atol * c.atol);
+    if (trace && trace->debug_on)
+    {
+      char buf[160];
+      std::snprintf(buf,
+                    sizeof(buf),
+                    "  LS ITERATION %3lld, min(alpha) = %e, max |R| = %e",
+                    static_cast<long long>(k),
+                    alpha.min().item<double>(),
+                    std::sqrt(nbt2.max().item<double>()));
+      trace->write(true, buf);
+    }
+    if (k == n_trials || accept.all().item<bool>())
+      break;
+    alpha = at::where(accept, alpha, alpha / c.ls_cutback);
+  }
+  return {u_t, b_t, at::Tensor()};
+}
+
+at::Tensor
+jacobian_at(NewtonProblem & p, const Point & x)
+{
+  return x.A.defined() ? x.A : p.residual_and_jacobian(x.u).second;
+}
+
+void
+finish(NewtonTrace & trace, const std::string & what)
+{
+  if (trace.info_on)
+  {
+    trace.write(false, what);
+    trace.write(false, "---- end newton solve ----");
+  }
+}
+
+[[noreturn]] void
+raise(const std::string & msg, NewtonProblem & p, const at::Tensor & u0, const SolverConfig & c)
+{
+  if (capture_solve_failure())
+  {
+    auto masked = newton_solve_masked(p, u0, c);
+    throw ConvergenceError(msg, masked.converged, masked.u);
+  }
+  throw ConvergenceError(msg);
+}
+} // namespace
+
+NewtonTrace::NewtonTrace(bool collect_)
+  : collect(collect_)
+{
+  const int lvl = newton_log_level();
+  info_on = lvl >= 2;
+  debug_on = lvl >= 3;
+}
+
+void
+NewtonTrace::write(bool debug, const std::string & msg)
+{
+  const std::string line = std::string("[neml2:newton ][") + (debug ? "dbg " : "info") + "] " + msg;
+  if (collect)
+    lines.push_back(line);
+  else
+    (debug ? std::cerr : std::cout) << line << '\n';
+}
+
+at::Tensor
+newton_solve(NewtonProblem & p,
+             const at::Tensor & u0,
+             const SolverConfig & c,
+             NewtonTrace & trace)
+{
+  if (trace.info_on)
+    trace.write(false, "---- begin newton solve ----");
+  Point x = evaluate(p, u0, false);
+  const auto nb0 = vnorm(x.b);
+  auto nb = nb0;
+  const auto tau = at::clamp_min(c.rtol * nb0, c.atol);
+  Flags f = status(nb, tau);
+  bool lazy = false;
+  int64_t i = 0;
+  while (true)
+  {
+    if (trace.debug_on)
+      trace.write(true,
+                  "ITERATION " + std::string(i < 10 ? "  " : i < 100 ? " " : "") +
+                      std::to_string(i) + ", |R| = " + sci(max_of(nb)) +
+                      ", |R0| = " + sci(max_of(nb0)));
+    if (!f.finite)
+    {
+      const auto msg = "Newton diverged at iter " + std::to_string(i) +
+                       " (non-finite residual; max |R0| = " + sci(max_of(nb0)) + ")";
+      finish(trace, "diverged at iter " + std::to_string(i) + " (non-finite residual)");
+      raise(msg, p, u0, c);
+    }
+    if (f.converged)
+    {
+      if (trace.info_on)
+        finish(trace,
+               (i == 0 ? "converged at predictor (iters=0, reason="
+                       : "converged (iters=" + std::to_string(i) + ", reason=") +
+                   reason(nb, nb0, c.atol, c.rtol) + ")");
+      return x.u;
+    }
+    ++i;
+    if (i >= c.miters)
+      break;
+    const auto du = dense_solve(jacobian_at(p, x), x.b);
+    x = update(p, x, du, c, lazy, &trace);
+    const auto nb_prev = nb;
+    nb = vnorm(x.b);
+    f = status_predicted(nb, nb_prev, tau);
+    lazy = f.likely;
+  }
+  const double nb_max = max_of(nb), nb0_max = max_of(nb0);
+  finish(trace,
+         "NOT converged (iters=" + std::to_string(i - 1) + ", max |R| = " + sci(nb_max) +
+             ", |R0| = " + sci(nb0_max) + ")");
+  raise("Newton failed to converge in " + std::to_string(c.miters) + " iterations (max |R| = " +
+            sci(nb_max) + ", |R0| = " + sci(nb0_max) + ", atol = " + sci(c.atol) +
+            ", rtol = " + sci(c.rtol) + ")",
+        p,
+        u0,
+        c);
+}
+
+MaskedSolve
+newton_solve_masked(NewtonProblem & p, const at::Tensor & u0, const SolverConfig & c)
+{
+  Point x = evaluate(p, u0, false);
+  const auto nb0 = vnorm(x.b);
+  auto conv = nb0 < c.atol;
+  auto frozen = conv | ~at::isfinite(nb0);
+  int64_t its = 0;
+  for (int64_t k = 1; k < c.miters; ++k)
+  {
+    if (frozen.all().item<bool>())
+      break;
+    const auto active = ~frozen;
+    const auto act = active.unsqueeze(-1);
+    auto du = dense_solve(jacobian_at(p, x), x.b);
+    du = at::where(act, du, at::zeros_like(du));
+    Point y = update(p, x, du, c, false, nullptr);
+    x.u = at::where(act, y.u, x.u);
+    x.b = at::where(act, y.b, x.b);
+    x.A = y.A;
+    ++its;
+    const auto nb = vnorm(x.b);
+    const auto ok =
+        (nb < c.atol) | ((nb < c.rtol * nb0) & (vnorm(du) < c.substep_del_tol * (vnorm(x.u) + c.atol)));
+    conv = conv | (ok & active);
+    frozen = conv | ~at::isfinite(nb);
+  }
+  return {x.u, conv, its};
+}
+} // namespace neml2::aoti

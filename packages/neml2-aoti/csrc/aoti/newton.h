@@ -1,0 +1,68 @@
+// Newton's method over a flat (B, N) unknown, mirroring neml2.solvers.Newton /
+// NewtonWithLineSearch and the shared rules of neml2/solvers/_rules.py one to one (private).
+//
+//   tau_e = max(atol, rtol |b0_e|)         per-element threshold fixed at the guess
+//   converged  <=>  max_e(|b_e| - tau_e) < 0, non-finite  <=>  that max is non-finite
+//   ONE host sync per iteration carries (finite, converged, next-iterate-predicted-converged)
+//   i = 1 .. miters-1: du = A^{-1} b, u += du (or a per-element line search), new b
+//   masked: |b| < atol  or  (|b| < rtol |b0|  and  |du| < substep_del_tol (|u| + atol)),
+//           converged / non-finite rows frozen (step zeroed)
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "neml2/csrc/aoti/types.h"
+
+namespace neml2::aoti
+{
+/// The residual b = -r(u) and its Jacobian A = dr/du of one implicit system over flat (B, N) u.
+class NewtonProblem
+{
+public:
+  virtual ~NewtonProblem() = default;
+  /// b(u), (B, N).
+  virtual at::Tensor residual(const at::Tensor & u) = 0;
+  /// (b(u), A(u)) with A (B, N, N), from one graph call.
+  virtual std::pair<at::Tensor, at::Tensor> residual_and_jacobian(const at::Tensor & u) = 0;
+};
+
+/// Small dense solve A x = b per batch element (the native batched LU of linalg.h when present).
+at::Tensor dense_solve(const at::Tensor & A, const at::Tensor & b);
+
+/// Newton log sink: NEML2_LOGS=newton=info|debug prints, SolverConfig::collect_log collects.
+struct NewtonTrace
+{
+  explicit NewtonTrace(bool collect);
+  bool collect;
+  bool info_on;
+  bool debug_on;
+  std::vector<std::string> lines;
+  void write(bool debug, const std::string & msg);
+};
+
+/// Throwing solve: returns the converged u; ConvergenceError (recoverable) on divergence or the
+/// iteration cap (with captured masked data when NEML2_CAPTURE_SOLVE_FAILURE is truthy).
+at::Tensor newton_solve(NewtonProblem & problem,
+                        const at::Tensor & u0,
+                        const SolverConfig & config,
+                        NewtonTrace & trace);
+
+struct MaskedSolve
+{
+  at::Tensor u;
+  at::Tensor converged; // bool (B,)
+  int64_t iterations = 0;
+};
+
+/// Never throws a ConvergenceError; returns the per-element converged mask.
+MaskedSolve newton_solve_masked(NewtonProblem & problem,
+                                const at::Tensor & u0,
+                                const SolverConfig & config);
+
+/// "%e"-style rendering (tiny tolerances stay visible).
+std::string sci(double x);
+} // namespace neml2::aoti

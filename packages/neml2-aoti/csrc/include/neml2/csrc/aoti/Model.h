@@ -1,0 +1,113 @@
+// neml2::aoti::Model: a compiled (AOTI) neml2 artifact loaded into libneml2.so (aoti.md §3).
+//
+// An artifact root holds metadata.json and one leaf <device>/<dtype>/ of .pt2 graphs per compiled
+// (device, dtype). The model runs its segments (forward graphs and implicit Newton solves) one
+// after another over a shared name -> tensor state; no Python is involved.
+//
+// Boundary: inputs are canonical (*batch, *base) tensors of the model's dtype and device (never
+// cast or moved); a batch-less input counts as batch (1,); leading batch shapes broadcast.
+// Every public member (the constructor included) throws only neml2::aoti::Exception subclasses:
+// FatalError for bad input/artifact, ConvergenceError (recoverable) for solver failures.
+//
+// Threading: calls on one Model are serialized by an internal mutex (safe, not parallel); use one
+// Model per host thread for parallelism. named_parameters() hands out a reference: mutating it
+// while another thread calls the same Model is a data race the caller must avoid.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/export.h"
+#include "neml2/csrc/aoti/types.h"
+
+namespace neml2::aoti
+{
+class ModelImpl;
+
+class NEML2_AOTI_EXPORT Model
+{
+public:
+  /// Load the leaf <artifact_root>/<device type>/<dtype>/ described by <artifact_root>/metadata.json.
+  /// A cuda device with an index pins every graph to that GPU. dtype is kFloat64 or kFloat32.
+  explicit Model(const std::filesystem::path & artifact_root,
+                 c10::Device device = c10::Device(c10::kCPU),
+                 c10::ScalarType dtype = c10::kDouble);
+  ~Model();
+
+  Model(const Model &) = delete;
+  Model & operator=(const Model &) = delete;
+  Model(Model &&) = delete;
+  Model & operator=(Model &&) = delete;
+
+  /// Output values (*B, *out_base) keyed by output name. param_overrides replaces promoted
+  /// parameters for this call only (scalar (*param_base) or batched (*B, *param_base)).
+  TensorMap forward(const TensorMap & inputs, const TensorMap & param_overrides = {});
+
+  /// {outputs, d(out)/d(in) . tangents}; a missing tangent counts as zero. Only outputs that
+  /// appear in a compiled derivative pair get a directional derivative.
+  JvpResult jvp(const TensorMap & inputs,
+                const TensorMap & tangents,
+                const TensorMap & param_overrides = {});
+
+  /// {outputs, J[out][in]} for the compiled pairs (metadata "derivatives"); blocks are
+  /// (*B, *out_base, *in_base), or (*out_base, *in_base) when batch-independent.
+  JacobianResult jacobian(const TensorMap & inputs, const TensorMap & param_overrides = {});
+
+  /// J[out][param] blocks (*B, *out_base, *param_base) for the compiled parameter pairs.
+  VariablePairJacobian param_jacobian(const TensorMap & inputs,
+                                      const TensorMap & param_overrides = {});
+
+  /// Gradient of sum_out <cotangent[out], out> w.r.t. each compiled parameter: summed over the
+  /// batch for a global parameter (*param_base), per element for a batched one (*B, *param_base).
+  TensorMap param_vjp(const TensorMap & inputs,
+                      const TensorMap & cotangents,
+                      const TensorMap & param_overrides = {});
+
+  /// Master inputs / outputs in graph-call order (boundary names, promoted parameters excluded).
+  const std::vector<std::string> & input_names() const;
+  const std::vector<std::string> & output_names() const;
+  const BaseShapes & input_base_shapes() const;
+  const BaseShapes & output_base_shapes() const;
+  /// The metadata var_type of each input / output ("Scalar", "SR2", ...; "" when unrecorded).
+  const std::vector<std::string> & input_types() const;
+  const std::vector<std::string> & output_types() const;
+  /// Natural (typed) base shape of each promoted parameter.
+  std::map<std::string, std::vector<int64_t>> parameter_base_shapes() const;
+  /// Compiled [out, in] and [out, param] pairs.
+  const std::vector<std::pair<std::string, std::string>> & derivatives() const;
+  const std::vector<std::pair<std::string, std::string>> & parameter_derivatives() const;
+
+  c10::Device device() const;
+  c10::ScalarType dtype() const;
+  const std::filesystem::path & artifact_root() const;
+
+  /// Promoted parameters by name, on the model's device and dtype. A mutable reference: in-place
+  /// edits and slot replacement both take effect on the next call (a (B, *param_base) value makes
+  /// the parameter batched). Values are checked (shape, dtype, device) when a call uses them.
+  TensorMap & named_parameters();
+  const TensorMap & named_parameters() const;
+  /// Replace one promoted parameter; FatalError for a name that is not promoted or a value whose
+  /// trailing shape, dtype or device does not fit.
+  void set_parameter(const std::string & name, const at::Tensor & value);
+
+  /// Newton settings used by every implicit segment from the next call on (initially the
+  /// artifact's solver_config with the C++ defaults for missing keys).
+  void set_solver_config(const SolverConfig & config);
+  const SolverConfig & solver_config() const;
+  /// Newton log lines of the last call (filled only when SolverConfig::collect_log is true).
+  std::vector<std::string> solver_log() const;
+
+private:
+  std::unique_ptr<ModelImpl> _impl;
+};
+} // namespace neml2::aoti

@@ -1,0 +1,24 @@
+// Batched small dense linear solves for the runtime's Newton loops (and py-eager's DenseLU).
+#pragma once
+
+#include <cstdint>
+
+#include <ATen/core/Tensor.h>
+
+#include "neml2/csrc/aoti/export.h"
+
+namespace neml2::aoti
+{
+/// Largest n solved by the native per-element LU; larger systems go to at::linalg_solve.
+inline constexpr int64_t batched_dense_solve_max_n = 32;
+
+/// Solve A x = b per batch element: A (B, n, n), b (B, n) or (B, n, k), same dtype/device.
+///
+/// CPU float32/float64 with n <= batched_dense_solve_max_n and no autograd: a partial-pivoting
+/// LU of each element in a tight loop (unrolled for n <= 24), at::parallel_for over B;
+/// otherwise at::linalg_solve_ex. A may have any strides (each element is gathered; batch-last
+/// Jacobians need no transposing copy); x is contiguous. Returns x with b's
+/// shape. A singular element gives non-finite x for that element only (no throw), so Newton's
+/// non-finite check catches it. Throws FatalError on mismatched shapes/dtypes/devices.
+NEML2_AOTI_EXPORT at::Tensor batched_dense_solve(const at::Tensor & A, const at::Tensor & b);
+} // namespace neml2::aoti

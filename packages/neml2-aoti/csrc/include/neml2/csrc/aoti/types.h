@@ -1,0 +1,50 @@
+// Value types shared by every C++ route (neml2::aoti::Model, DispatchedModel, neml2::eager::Model),
+// so a host switches routes by changing only the header and the load call (seed 000).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "neml2/csrc/aoti/canonical.h"
+#include "neml2/csrc/aoti/export.h"
+
+namespace neml2::aoti
+{
+/// One tensor per variable name, each at its canonical (*batch, *base) shape.
+/// (TensorMap itself is declared in canonical.h.)
+
+/// Jacobian blocks J[out][in], each (*batch, *out_base, *in_base); a block that does not depend
+/// on the batch may come back without the batch axes (*out_base, *in_base).
+using VariablePairJacobian = std::map<std::string, std::map<std::string, at::Tensor>>;
+
+/// A base shape per variable, in the model's input (or output) order.
+using BaseShapes = std::vector<std::vector<int64_t>>;
+
+/// forward values and the directional derivatives d(out)/d(in) . tangent, both keyed by output.
+using JvpResult = std::pair<TensorMap, TensorMap>;
+
+/// forward values and the Jacobian blocks.
+using JacobianResult = std::pair<TensorMap, VariablePairJacobian>;
+
+/// Newton settings of the implicit segments (aoti.md §3.1). The defaults are the C++ defaults for
+/// keys an artifact does not record.
+struct NEML2_AOTI_EXPORT SolverConfig
+{
+  double atol = 1e-10;
+  double rtol = 1e-8;
+  int64_t miters = 25;
+  /// "BACKTRACKING" or "STRONG_WOLFE"; line search is active only when ls_max_iters > 1.
+  std::string ls_type = "BACKTRACKING";
+  int64_t ls_max_iters = 1;
+  double ls_cutback = 2.0;
+  double ls_c = 1e-3;
+  double substep_del_tol = 1e-6;
+  /// Keep the per-iteration log lines instead of printing them.
+  bool collect_log = false;
+};
+} // namespace neml2::aoti

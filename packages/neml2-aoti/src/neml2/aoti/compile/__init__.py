@@ -1,0 +1,24 @@
+"""``neml2.aoti.compile``: the export pipeline behind ``neml2-compile`` (the ``[compile]`` extra).
+
+:func:`compile_model` compiles a model of an input file into an AOTInductor artifact (layout and
+metadata: ``ARTIFACT.md``); :func:`read_metadata` loads and validates an artifact's metadata with
+the C++ loader's checks. ``read_metadata`` needs only torch; ``compile_model`` needs neml2-models
+and is imported on first access.
+"""
+
+from typing import Any as _Any
+
+from neml2.aoti.compile._errors import CompileError as CompileError
+from neml2.aoti.compile._metadata import FORMAT as FORMAT
+from neml2.aoti.compile._metadata import SCHEMA_VERSION as SCHEMA_VERSION
+from neml2.aoti.compile._metadata import read_metadata as read_metadata
+
+__all__ = ["FORMAT", "SCHEMA_VERSION", "CompileError", "compile_model", "read_metadata"]
+
+
+def __getattr__(name: str) -> _Any:
+    if name == "compile_model":
+        from neml2.aoti.compile._pipeline import compile_model
+
+        return compile_model
+    raise AttributeError(f"module 'neml2.aoti.compile' has no attribute '{name}'")

@@ -1,0 +1,169 @@
+r"""Trace with ``torch.export`` and lower with AOTInductor into ``.pt2`` packages.
+
+One shared dynamic ``Dim("batch", min=1)`` on axis 0 of every argument (example batch >= 2, so
+torch does not specialize 0/1), or every shape static with ``dynamic=False``. Lowering uses
+Inductor options that cut the C++ build (the wrapper at ``-O0``; kernels stay optimized).
+``jobs > 1`` lowers in a process pool: the parent exports (fast), saves each
+``ExportedProgram`` with ``torch.export.save`` and the workers load and compile them, so no
+model object crosses a process boundary.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from neml2.aoti.compile._elf import clear_exec_stack
+
+__all__ = ["INDUCTOR_CONFIGS", "GraphJob", "copied_inputs", "export_graph", "lower_all"]
+
+#: Inductor options of every lowering: the AOTI wrapper is compiled at -O0 (it only sequences
+#: kernel calls; -O1 roughly doubles its g++ time), kernels keep Inductor's default flags.
+INDUCTOR_CONFIGS: dict[str, Any] = {"aot_inductor.compile_wrapper_opt_level": "O0"}
+
+
+@dataclass
+class GraphJob:
+    """One graph to write: its file name and exported program (or a saved copy's path)."""
+
+    filename: str
+    program: Any
+
+
+def _clear_caches(module: nn.Module) -> None:
+    """Drop per-instance value caches so no traced (fake) value survives an export."""
+    for m in module.modules():
+        cache = getattr(m, "_pfast", None)
+        if isinstance(cache, dict):
+            cache.clear()
+
+
+def _batch_one_ok(ep: torch.export.ExportedProgram, example: Sequence[torch.Tensor]) -> bool:
+    """True if the exported program accepts a batch of 1 (no ``B != 1`` guard was recorded)."""
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            ep.module()(*[e[:1] for e in example])
+    except Exception:
+        return False
+    return True
+
+
+def copied_inputs(ep: torch.export.ExportedProgram) -> list[int] | None:
+    """For a graph whose every output is one of its inputs (a copy): the input index of each
+    output; else ``None``."""
+    user = list(ep.graph_signature.user_inputs)
+    out: list[int] = []
+    for node in ep.graph.nodes:
+        if node.op != "output":
+            continue
+        for arg in node.args[0]:
+            while getattr(arg, "op", None) == "call_function" and str(arg.target) in (
+                "aten.clone.default", "aten.alias.default", "aten.view.default",
+            ):  # fmt: skip
+                arg = arg.args[0]
+            if getattr(arg, "op", None) != "placeholder" or arg.name not in user:
+                return None
+            out.append(user.index(arg.name))
+    return out
+
+
+def export_graph(
+    adapter: nn.Module, example: Sequence[torch.Tensor], dynamic: bool
+) -> tuple[torch.export.ExportedProgram, int]:
+    """``(program, min_batch)``: ``torch.export`` of ``adapter`` on ``example`` (batch on axis 0
+    of every argument) and the smallest batch it accepts (1, or 2 when the traced code branched
+    on ``B == 1``; the runtime pads smaller batches)."""
+    import torch.fx.experimental._config as fx_config
+    from torch.export import Dim
+
+    _clear_caches(adapter)
+    last: Exception | None = None
+    for lo in (1, 2) if dynamic else (0,):
+        shapes = (tuple({0: Dim("batch", min=lo, max=2**31 - 2)} for _ in example),) if lo else None
+        try:
+            # size-oblivious: treat the batch as "any size >= 1" instead of specializing 0/1
+            with (
+                warnings.catch_warnings(),
+                torch.no_grad(),
+                fx_config.patch(backed_size_oblivious=True),  # type: ignore[attr-defined]
+            ):
+                warnings.simplefilter("ignore")
+                ep = torch.export.export(
+                    adapter, tuple(example), dynamic_shapes=shapes, strict=False
+                )
+        except torch._dynamo.exc.UserError as e:  # a B != 1 guard: retry with min = 2
+            last = e
+            continue
+        finally:
+            _clear_caches(adapter)
+        if not dynamic:
+            return ep, int(example[0].shape[0])
+        return ep, 1 if lo == 1 and _batch_one_ok(ep, example) else 2
+    assert last is not None
+    raise last
+
+
+def _lower(program: Any, path: str) -> str:
+    if isinstance(program, str):
+        program = torch.export.load(program)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = torch._inductor.aoti_compile_and_package(
+            program, package_path=path, inductor_configs=dict(INDUCTOR_CONFIGS)
+        )
+    clear_exec_stack(out)
+    return str(out)
+
+
+def _worker_init() -> None:
+    torch.set_num_threads(1)
+
+
+def lower_all(
+    jobs: Sequence[GraphJob],
+    leaf: Path,
+    n_jobs: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> list[Path]:
+    """Lower every job into ``leaf/<filename>``; ``progress(path)`` after each file is written."""
+    leaf.mkdir(parents=True, exist_ok=True)
+    out: list[Path] = []
+    n_jobs = max(1, min(n_jobs, len(jobs)))
+    if n_jobs == 1:
+        for job in jobs:
+            path = leaf / job.filename
+            _lower(job.program, str(path))
+            out.append(path)
+            if progress is not None:
+                progress(str(path))
+        return out
+    with tempfile.TemporaryDirectory(prefix="neml2-compile-") as tmp:
+        saved = []
+        for k, job in enumerate(jobs):
+            p = os.path.join(tmp, f"ep{k}.pt2")
+            torch.export.save(job.program, p)
+            saved.append(p)
+        ctx = get_context("spawn")
+        with ProcessPoolExecutor(n_jobs, mp_context=ctx, initializer=_worker_init) as pool:
+            futs = [
+                pool.submit(_lower, s, str(leaf / j.filename))
+                for s, j in zip(saved, jobs, strict=True)
+            ]
+            for fut, job in zip(futs, jobs, strict=True):
+                fut.result()
+                path = leaf / job.filename
+                out.append(path)
+                if progress is not None:
+                    progress(str(path))
+    return out

@@ -1,0 +1,389 @@
+r"""``compile_model``: the Python equivalent of ``neml2-compile`` (aoti.md §2.1 semantics).
+
+Per requested ``(device, dtype)`` leaf: look the request up in the compile cache
+(:mod:`._cache`); on a miss load and validate it (:mod:`._prepare`), plan the graphs
+(:mod:`._plan`), export and lower them (:mod:`._lower`), and store the leaf in the cache. Then
+write ``metadata.json`` and the stub. Progress lines ``[k/N] <file>`` go to ``progress``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from neml2.aoti.compile._cache import cache_key, entry_lock, load_entry, store_entry
+from neml2.aoti.compile._errors import CompileError
+from neml2.aoti.compile._lower import GraphJob, copied_inputs, export_graph, lower_all
+from neml2.aoti.compile._metadata import FORMAT, SCHEMA_VERSION, merge_leaves, write_metadata
+from neml2.aoti.compile._plan import Plan, Renames, plan
+from neml2.aoti.compile._prepare import Prepared, prepare
+from neml2.aoti.compile._stub import write_stub
+
+__all__ = ["compile_model"]
+
+_DTYPES = {"float64": torch.float64, "float32": torch.float32}
+_BATCH = re.compile(r"^\(\s*([0-9,\s]*?)\s*(?:;\s*([0-9,\s]*?)\s*)?\)$")
+
+
+def _dims(text: str, what: str) -> tuple[int, ...]:
+    toks = [t.strip() for t in text.split(",") if t.strip()]
+    try:
+        return tuple(int(t) for t in toks)
+    except ValueError:
+        raise CompileError(f"{what}: invalid dimension in {text!r}") from None
+
+
+def parse_batch(text: str, what: str) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """``'(2,)'`` → ``((2,), None)``; ``'(2; 3)'`` → ``((2,), (3,))``."""
+    m = _BATCH.match(text.strip().strip("'\""))
+    if m is None:
+        raise CompileError(f"{what}: expected '(dyn,)' or '(dyn; sub)', got {text!r}")
+    sub = None if m.group(2) is None else _dims(m.group(2), what)
+    return _dims(m.group(1), what), sub
+
+
+def _example_batch(
+    spec: str | Sequence[str] | None, settings: Any
+) -> tuple[int | None, dict[str, tuple[int, ...]]]:
+    """``(example batch size or None, {variable: sub-batch override})``."""
+    dyns: list[tuple[int, ...]] = []
+    subs: dict[str, tuple[int, ...]] = {}
+    items = [spec] if isinstance(spec, str) else list(spec or ())
+    named = [s for s in items if "=" in s]
+    if named and len(named) != len(items):
+        raise CompileError(
+            "--example-batch-shape: give one uniform '(2,)' or repeated name='(dyn;sub)', not both"
+        )
+    for s in items:
+        name, _, body = s.partition("=") if "=" in s else ("", "", s)
+        dyn, sub = parse_batch(body, f"--example-batch-shape {s}")
+        dyns.append(dyn)
+        if name and sub is not None:
+            subs[name.strip()] = sub
+    if not items and settings is not None:
+        if settings.example_batch_shape is not None:
+            dyns.append(tuple(settings.example_batch_shape.dyn))
+        dyns.extend(tuple(v.dyn) for v in settings.per_variable.values())
+    sizes = {d for d in dyns if d}
+    for d in sizes:
+        if len(d) != 1:
+            raise CompileError(
+                f"example batch shape {d}: compiled graphs have exactly one dynamic batch axis"
+            )
+    if len(sizes) > 1:
+        raise CompileError(
+            f"example batch shapes {sorted(sizes)} differ: all variables share one batch axis"
+        )
+    return (next(iter(sizes))[0] if sizes else None), subs
+
+
+def _renames(prep: Prepared, pairs: Mapping[str, Sequence[str]], driver: str | None) -> Renames:
+    rn = Renames()
+    if driver is not None and any(pairs.values()):
+        raise CompileError("--rename-input/-output/-parameter are only allowed with --model")
+    pools = {
+        "input": [v.name for v in prep.inputs],
+        "output": [v.name for v in prep.outputs],
+        "parameter": [p.name for p in prep.params],
+    }
+    for kind, specs in pairs.items():
+        table = {"input": rn.inputs, "output": rn.outputs, "parameter": rn.parameters}[kind]
+        for spec in specs:
+            old, sep, new = spec.partition(":")
+            if not sep or not old or not new:
+                raise CompileError(f"--rename-{kind} {spec}: expected OLD:NEW")
+            if old not in pools[kind]:
+                raise CompileError(
+                    f"--rename-{kind} {spec}: unknown {kind} '{old}' (available: "
+                    f"{', '.join(pools[kind]) or 'none'})"
+                )
+            table[old] = new
+        names = [table.get(n, n) for n in pools[kind]]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise CompileError(f"--rename-{kind}: the new names are not unique ({', '.join(dup)})")
+    return rn
+
+
+def _input_text(input_file: Path, overrides: Sequence[str]) -> str:
+    from neml2.hit import HitError, parse_file, write
+
+    try:
+        return write(parse_file(input_file, overrides=list(overrides)))
+    except (HitError, ValueError) as e:
+        raise CompileError(" ".join(str(e).split())) from None
+
+
+def _common_meta(prep: Prepared, rn: Renames, seg: dict[str, Any], cfg: Any, batch: int,
+                 dynamic: bool) -> dict[str, Any]:  # fmt: skip
+    def var(v: Any, name: str) -> dict[str, Any]:
+        return {"name": name, "var_type": v.var_type, "base_shape": list(v.base_shape),
+                "sub_batch_shape": list(v.sub_batch_shape), "var_size": v.var_size}  # fmt: skip
+
+    meta: dict[str, Any] = {
+        "dynamic_batch": dynamic,
+        "example_batch": batch,
+        "inputs": [var(v, rn.i(v.name)) for v in prep.inputs],
+        "outputs": [var(v, rn.o(v.name)) for v in prep.outputs],
+        "parameters": [
+            {
+                "name": rn.p(p.name),
+                "var_type": p.var_type,
+                "base_shape": list(p.base_shape),
+                "shape": list(p.shape),
+                "values": p.value.double().flatten().tolist(),
+                "origin": p.origin,
+            }
+            for p in prep.params
+        ],
+        "derivatives": [[rn.o(o), rn.i(i)] for o, i in prep.pairs],
+        "parameter_derivatives": [[rn.o(o), rn.p(p)] for o, p in prep.param_pairs],
+        "segments": [seg],
+        "renames": {"inputs": rn.inputs, "outputs": rn.outputs, "parameters": rn.parameters},
+    }
+    if cfg is not None:
+        meta["solver_config"] = cfg
+    return meta
+
+
+def _versions() -> dict[str, Any]:
+    from neml2.aoti.__about__ import __version__ as aoti_version
+    from neml2.models.__about__ import __version__ as models_version
+
+    return {
+        "torch_version": torch.__version__,
+        "cxx11_abi": bool(torch._C._GLIBCXX_USE_CXX11_ABI),
+        "neml2_version": aoti_version,
+        "neml2_models_version": models_version,
+    }
+
+
+def compile_model(
+    input_file: str | Path,
+    *,
+    model: str | None = None,
+    driver: str | None = None,
+    output_dir: str | Path = "aoti",
+    devices: Sequence[str] = ("cpu",),
+    dtype: str = "float64",
+    jobs: int = 1,
+    stub: bool = True,
+    promote: Sequence[str] = (),
+    derivatives: Sequence[str] = (),
+    example_batch_shape: str | Sequence[str] | None = None,
+    dynamic_batch: bool | None = None,
+    rename_inputs: Sequence[str] = (),
+    rename_outputs: Sequence[str] = (),
+    rename_parameters: Sequence[str] = (),
+    overrides: Sequence[str] = (),
+    load: Sequence[str] = (),
+    use_cache: bool = True,
+    plan_only: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Compile ``[Models/model]`` (or the model of ``[Drivers/driver]``); returns the metadata.
+
+    Writes ``<output_dir>/<name>/metadata.json``, ``<output_dir>/<name>/<device>/<dtype>/*.pt2``
+    and (``stub``) ``<output_dir>/<name>_aoti.i``. Raises :class:`CompileError` on a bad request.
+    ``plan_only``: validate, plan and write metadata and stub, but export and lower nothing
+    (the progress lines then list the graphs that a compile would write).
+    """
+    from neml2.cli._common import apply_loads
+
+    if (model is None) == (driver is None):
+        raise CompileError("give exactly one of --model NAME and --driver NAME")
+    if dtype not in _DTYPES:
+        raise CompileError(f"--dtype {dtype}: expected float64 or float32")
+    if jobs < 1:
+        raise CompileError(f"-j {jobs}: the number of jobs must be >= 1")
+    devs = list(dict.fromkeys(torch.device(d).type for d in devices)) or ["cpu"]
+    for d in devs:
+        if d != "cpu" and not (d == "cuda" and torch.cuda.is_available()):
+            raise CompileError(f"--device {d}: not available on this machine")
+    path = Path(input_file)
+    if not path.is_file():
+        raise CompileError(f"input file '{input_file}' does not exist")
+    try:
+        apply_loads(list(load))
+    except Exception as e:
+        raise CompileError(f"--load: {' '.join(str(e).split())}") from None
+    text = _input_text(path, overrides)
+    out = Path(output_dir)
+    tdtype = _DTYPES[dtype]
+    options = {
+        "model": model, "driver": driver, "promote": sorted(set(promote)),
+        "derivatives": list(derivatives), "example_batch_shape": example_batch_shape,
+        "dynamic_batch": dynamic_batch, "renames": [list(rename_inputs), list(rename_outputs),
+        list(rename_parameters)], "dtype": dtype,
+    }  # fmt: skip
+    results: list[tuple[str, Path, list[Path], dict[str, Any]]] = []
+    counter = [0]
+    total = [0]
+
+    def report(p: str) -> None:
+        counter[0] += 1
+        if progress is not None:
+            progress(f"[{counter[0]}/{total[0]}] {p}")
+
+    renames = {"input": rename_inputs, "output": rename_outputs, "parameter": rename_parameters}
+    for dev in devs:
+        key = cache_key(text, {**options, "device": dev})
+        cached = use_cache and not plan_only
+        with entry_lock(key) if cached else contextlib.nullcontext():
+            hit = load_entry(key) if cached else None
+            if hit is None:
+                prep, batch, dynamic, rn = _prepare(
+                    path, model, driver, overrides, dev, tdtype, promote, derivatives,
+                    example_batch_shape, dynamic_batch, renames,
+                )  # fmt: skip
+                pl = plan(prep, rn, batch, torch.zeros((), dtype=tdtype, device=dev))
+                leaf = out / prep.name / dev / dtype
+                meta = _common_meta(prep, rn, pl.segment, pl.solver_config, batch, dynamic)
+                total[0] += len(pl.graphs)
+                if plan_only:
+                    files = [leaf / fname for fname, _, _ in pl.graphs]
+                    for fp in files:
+                        report(str(fp))
+                else:
+                    files = _build_leaf(pl, meta, leaf, dynamic, jobs, total, report)
+                    if cached:
+                        store_entry(key, files, {"name": prep.name, "meta": meta})
+            else:
+                src, data = hit
+                meta = data["meta"]
+                leaf = out / data["name"] / dev / dtype
+                total[0] += len(data["files"])
+                files = _copy_leaf(src, data["files"], leaf, report)
+        results.append((dev, leaf, files, meta))
+    name = results[0][1].parent.parent.name
+    meta = {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "name": name,
+        **_versions(),
+        "leaves": [{"device": d, "dtype": dtype, "path": f"{d}/{dtype}"} for d, *_ in results],
+        **results[0][3],
+    }
+    root = out / name
+    if plan_only:
+        meta["leaves"] = []
+    write_metadata(root, merge_leaves(root, meta) if not plan_only else meta)
+    if stub:
+        write_stub(path, overrides, name, root, out / f"{name}_aoti.i", driver is not None)
+    return meta
+
+
+def _build_leaf(
+    pl: Plan,
+    meta: dict[str, Any],
+    leaf: Path,
+    dynamic: bool,
+    jobs: int,
+    total: list[int],
+    report: Callable[[str], None],
+) -> list[Path]:
+    """Export every planned graph, drop a copy-only predictor, lower the rest into ``leaf``."""
+    todo = []
+    min_batch = 1
+    for fname, adapter, example in pl.graphs:
+        ep, mb = export_graph(adapter, example, dynamic)
+        pred = pl.segment.get("predictor")
+        if pred is not None and pl.segment["graphs"].get("predictor") == fname:
+            copies = copied_inputs(ep)
+            if copies is not None:  # a pure copy: the runtime copies, no graph
+                pred["identity"] = True
+                pred["copy_from"] = [pred["inputs"][k] for k in copies]
+                del pl.segment["graphs"]["predictor"]
+                total[0] -= 1
+                continue
+        todo.append(GraphJob(fname, ep))
+        min_batch = max(min_batch, mb)
+    meta["min_batch"] = min_batch
+    staging = _staging(leaf)
+    try:
+        lower_all(todo, staging, jobs, lambda p: report(str(leaf / Path(p).name)))
+        _install(staging, leaf)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [leaf / j.filename for j in todo]
+
+
+def _copy_leaf(
+    src: Path, names: Sequence[str], leaf: Path, report: Callable[[str], None]
+) -> list[Path]:
+    """Install the cached graphs ``src/<names>`` as ``leaf``."""
+    staging = _staging(leaf)
+    try:
+        for f in names:
+            shutil.copy2(src / f, staging / f)
+        _install(staging, leaf)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    files = [leaf / f for f in names]
+    for fp in files:
+        report(str(fp))
+    return files
+
+
+def _staging(leaf: Path) -> Path:
+    """A fresh private folder beside ``leaf`` (concurrent compiles never share files)."""
+    leaf.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{leaf.name}-", dir=leaf.parent))
+    staging.chmod(0o755)
+    return staging
+
+
+def _install(staging: Path, leaf: Path) -> None:
+    """Replace ``leaf`` by ``staging`` (renames; readers see the old or the new leaf)."""
+    old = None
+    if leaf.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{leaf.name}-old-", dir=leaf.parent))
+        os.replace(leaf, old / "leaf")
+    os.replace(staging, leaf)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _prepare(
+    path: Path,
+    model: str | None,
+    driver: str | None,
+    overrides: Sequence[str],
+    dev: str,
+    tdtype: torch.dtype,
+    promote: Sequence[str],
+    derivatives: Sequence[str],
+    example_batch_shape: str | Sequence[str] | None,
+    dynamic_batch: bool | None,
+    renames: Mapping[str, Sequence[str]],
+) -> tuple[Prepared, int, bool, Renames]:
+    import neml2
+
+    try:
+        settings = neml2.load_input(path, additional_args=list(overrides)).settings
+    except Exception as e:
+        raise CompileError(f"{path}: {' '.join(str(e).split())}") from None
+    batch, subs = _example_batch(example_batch_shape, settings)
+    dynamic = settings.dynamic_batch if dynamic_batch is None else dynamic_batch
+    batch = 2 if batch is None else batch
+    if dynamic and batch < 2:
+        raise CompileError(
+            f"--example-batch-shape: example batch {batch} with a dynamic batch; use >= 2 "
+            f"(torch specializes sizes 0 and 1)"
+        )
+    # loaded in float64 so the recorded parameter values do not depend on the leaf dtype
+    prep = prepare(
+        path, model=model, driver=driver, overrides=overrides, device=dev, dtype=torch.float64,
+        promote=promote, derivatives=derivatives, sub_batch=subs,
+    )  # fmt: skip
+    if tdtype != torch.float64:
+        prep.model.to(tdtype)
+    return prep, batch, dynamic, _renames(prep, renames, driver)

@@ -1,0 +1,226 @@
+r"""Stages 1–2 of a compile: load the model, resolve promoted parameters and derivative pairs.
+
+Parameter naming (the artifact's public names): the qualified names of the py-eager model
+(``named_parameters()``/``named_buffers()``), with a bare leaf (neither a ``ComposedModel`` nor an
+``ImplicitUpdate``) prefixed by the model name (``model.E``), as if wrapped in a one-child
+composition. ``-d OUT:IN`` splits at the first ``:``; an empty side means all outputs / all
+structural inputs; IN is matched against structural inputs first, then promoted parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from neml2.aoti.compile._errors import CompileError
+from neml2.models.boundary import VarInfo, boundary_variables
+
+__all__ = ["ParamInfo", "Prepared", "prepare"]
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """A promoted parameter: public and internal names, type, stored value, origin."""
+
+    name: str
+    internal: str
+    var_type: str
+    base_shape: tuple[int, ...]
+    value: torch.Tensor
+    origin: str
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Stored (unbatched) shape."""
+        return tuple(self.value.shape)
+
+    @property
+    def size(self) -> int:
+        """Number of stored components."""
+        return int(self.value.numel())
+
+
+@dataclass
+class Prepared:
+    """A loaded model with its boundary, promoted parameters and requested pairs."""
+
+    model: Any
+    name: str
+    implicit: bool
+    settings: Any
+    inputs: list[VarInfo]
+    outputs: list[VarInfo]
+    params: list[ParamInfo]
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    param_pairs: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _is_bare_leaf(model: Any) -> bool:
+    from neml2.models.common.implicit_update import ImplicitUpdate
+    from neml2.models.composed import ComposedModel
+
+    return not isinstance(model, ComposedModel | ImplicitUpdate)
+
+
+def _candidates(model: Any, prefix: str) -> dict[str, tuple[str, str]]:
+    """Public name → (internal qualified name, origin)."""
+    out: dict[str, tuple[str, str]] = {}
+    for n, _ in model.named_parameters():
+        out[prefix + n] = (n, "parameter")
+    for n, _ in model.named_buffers():
+        out[prefix + n] = (n, "buffer")
+    return out
+
+
+def _in_residual(model: Any, internal: str) -> bool:
+    rm = model.system.model
+    return any(c is rm and internal.startswith(f"{n}.") for n, c in model.named_children())
+
+
+def _param_info(model: Any, public: str, internal: str, origin: str) -> ParamInfo:
+    path, _, attr = internal.rpartition(".")
+    mod = model.get_submodule(path) if path else model
+    store = mod._parameters if origin == "parameter" else mod._buffers
+    value = store[attr].detach()
+    types = getattr(mod, "_param_types", {})
+    cls = types[attr][0] if attr in types else None
+    var_type = cls.__name__ if cls is not None else "Tensor"
+    base = tuple(getattr(cls, "BASE_SHAPE", ())) if cls is not None else ()
+    if not value.is_floating_point():
+        raise CompileError(f"-p {public}: only floating-point parameters can be promoted")
+    return ParamInfo(public, internal, var_type, base, value.clone(), origin)
+
+
+def load(
+    input_file: str | Path,
+    model: str | None,
+    driver: str | None,
+    overrides: Sequence[str],
+    device: str,
+    dtype: torch.dtype,
+) -> tuple[Any, str, Any]:
+    """``(model, name, settings)`` from the input file (``--model`` or ``--driver``)."""
+    import neml2
+
+    path = Path(input_file)
+    if not path.is_file():
+        raise CompileError(f"input file '{input_file}' does not exist")
+    if (model is None) == (driver is None):
+        raise CompileError("give exactly one of --model NAME and --driver NAME")
+    try:
+        f = neml2.load_input(path, additional_args=list(overrides), device=device, dtype=dtype)
+        if driver is not None:
+            drv = f.get_driver(driver)
+            m = getattr(drv, "model", None)
+            if m is None:
+                raise CompileError(f"--driver {driver}: the driver has no 'model'")
+            name = m._hit_name or driver
+        else:
+            assert model is not None
+            m = f.get_model(model)
+            name = model
+        settings = f.settings
+    except CompileError:
+        raise
+    except Exception as e:  # any load error is a user error of the input file
+        msg = " ".join(str(e).split())
+        raise CompileError(f"{input_file}: {type(e).__name__}: {msg}") from None
+    return m, name, settings
+
+
+def _structural_match(name: str, side: str, choices: Sequence[str], what: str) -> None:
+    if name not in choices:
+        raise CompileError(f"-d {side}: unknown {what} '{name}' (available: {', '.join(choices)})")
+
+
+def resolve_pairs(
+    specs: Sequence[str], inputs: Sequence[str], outputs: Sequence[str], params: Sequence[str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """``-d OUT:IN`` specs → (input pairs, parameter pairs), ordered by output then input."""
+    pairs: set[tuple[str, str]] = set()
+    ppairs: set[tuple[str, str]] = set()
+    for spec in specs:
+        out, sep, inp = spec.partition(":")
+        if not sep:
+            raise CompileError(f"-d {spec}: expected OUT:IN (an empty side means all)")
+        outs = list(outputs) if not out else [out]
+        if out:
+            _structural_match(out, spec, outputs, "output variable")
+        if not inp:
+            pairs.update((o, i) for o in outs for i in inputs)
+        elif inp in inputs:
+            pairs.update((o, inp) for o in outs)
+        elif inp in params:
+            ppairs.update((o, inp) for o in outs)
+        else:
+            avail = [*inputs, *params]
+            raise CompileError(
+                f"-d {spec}: unknown input variable or promoted parameter '{inp}' (available: "
+                f"{', '.join(avail)})"
+            )
+    oi = {n: k for k, n in enumerate(outputs)}
+    ii = {n: k for k, n in enumerate([*inputs, *params])}
+    return (
+        sorted(pairs, key=lambda p: (oi[p[0]], ii[p[1]])),
+        sorted(ppairs, key=lambda p: (oi[p[0]], ii[p[1]])),
+    )
+
+
+def prepare(
+    input_file: str | Path,
+    *,
+    model: str | None = None,
+    driver: str | None = None,
+    overrides: Sequence[str] = (),
+    device: str = "cpu",
+    dtype: torch.dtype = torch.float64,
+    promote: Sequence[str] = (),
+    derivatives: Sequence[str] = (),
+    sub_batch: Mapping[str, tuple[int, ...]] | None = None,
+) -> Prepared:
+    """Load and validate a compile request (stages 1–2); raises :class:`CompileError`."""
+    from neml2.models.common.implicit_update import ImplicitUpdate
+
+    m, name, settings = load(input_file, model, driver, overrides, device, dtype)
+    if not isinstance(m, torch.nn.Module) or not hasattr(m, "input_spec"):
+        raise CompileError(f"[Models/{name}] is not a neml2 model")
+    implicit = isinstance(m, ImplicitUpdate)
+    if not implicit and any(isinstance(c, ImplicitUpdate) for c in m.modules()):
+        raise CompileError(
+            f"model '{name}' contains an ImplicitUpdate inside a composition; neml2-compile "
+            f"compiles a forward model or an ImplicitUpdate at the root (compile the "
+            f"ImplicitUpdate block itself)"
+        )
+    prefix = f"{name}." if _is_bare_leaf(m) else ""
+    cands = _candidates(m, prefix)
+    params: list[ParamInfo] = []
+    for p in sorted(set(promote)):
+        if p not in cands:
+            avail = ", ".join(cands) or "(none)"
+            raise CompileError(f"-p {p}: unknown parameter (available: {avail})")
+        internal, origin = cands[p]
+        if implicit and not _in_residual(m, internal):
+            raise CompileError(
+                f"-p {p}: only parameters of the equation system's model can be promoted in an "
+                f"ImplicitUpdate"
+            )
+        params.append(_param_info(m, p, internal, origin))
+    try:
+        ins, outs = boundary_variables(m, settings, sub_batch=sub_batch)
+    except ValueError as e:
+        raise CompileError(f"{input_file}: {e}") from None
+    pairs, ppairs = resolve_pairs(
+        derivatives, [v.name for v in ins], [v.name for v in outs], [p.name for p in params]
+    )
+    for o, i in pairs:
+        sub = {v.name: v.sub_batch_shape for v in (*ins, *outs)}
+        if sub[o] or sub[i]:
+            raise CompileError(
+                f"-d {o}:{i}: the pair involves a sub-batched variable; derivatives of "
+                f"sub-batched variables are not compiled"
+            )
+    return Prepared(m, name, implicit, settings, ins, outs, params, pairs, ppairs)

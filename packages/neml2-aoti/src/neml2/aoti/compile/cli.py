@@ -1,0 +1,100 @@
+"""``neml2-compile``: compile a model into an AOTInductor artifact (ARTIFACT.md).
+
+``neml2-compile INPUT.i (--model NAME | --driver NAME) [options] [HIT overrides]``; unknown
+trailing tokens are HIT overrides (``Models/m/E:=1``). Errors print one ``Error: …`` line and
+exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+__all__ = ["main", "make_parser"]
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors become one ``Error:`` line and exit status 1 (no usage dump)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message)
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The ``neml2-compile`` argument parser."""
+    p = _Parser(
+        prog="neml2-compile",
+        description="Compile a neml2 model into an AOTInductor artifact (metadata.json + .pt2 "
+        "graphs + a HIT stub). Trailing unrecognized tokens are HIT overrides.",
+    )
+    p.add_argument("input", metavar="INPUT.i", help="input file")
+    p.add_argument("--model", metavar="NAME", help="compile [Models/NAME]")
+    p.add_argument("--driver", metavar="NAME", help="compile the model of [Drivers/NAME]")
+    p.add_argument("--output-dir", default="aoti", help="output folder (default ./aoti)")
+    p.add_argument("--device", nargs="+", default=["cpu"], help="devices, one leaf each")
+    p.add_argument("--dtype", default="float64", help="float64 (default) or float32")
+    p.add_argument("-j", dest="jobs", type=int, default=1, help="parallel lowering processes")
+    p.add_argument("--no-stub", action="store_true", help="do not write <name>_aoti.i")
+    p.add_argument("-p", "--parameter", dest="promote", action="append", default=[],
+                   metavar="NAME", help="promote a parameter to a graph input (repeatable)")  # fmt: skip
+    p.add_argument("-d", "--derivative", dest="derivatives", action="append", default=[],
+                   metavar="OUT:IN", help="compile d OUT / d IN (empty side: all; repeatable)")  # fmt: skip
+    p.add_argument("--example-batch-shape", action="append", default=None, metavar="SPEC",
+                   help="'(2,)' or repeated name='(dyn;sub)'")  # fmt: skip
+    p.add_argument("--dynamic-batch", action=argparse.BooleanOptionalAction, default=None,
+                   help="dynamic batch axis (default: [Settings]/dynamic_batch, else on)")  # fmt: skip
+    p.add_argument("--rename-input", action="append", default=[], metavar="OLD:NEW")
+    p.add_argument("--rename-output", action="append", default=[], metavar="OLD:NEW")
+    p.add_argument("--rename-parameter", action="append", default=[], metavar="OLD:NEW")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--load", action="append", default=[], metavar="PATH",
+                   help="import user extensions first (repeatable)")  # fmt: skip
+    p.add_argument("--no-cache", action="store_true", help="ignore the compile cache")
+    p.add_argument("--plan", action="store_true",
+                   help="write metadata and stub and list the graphs, without compiling them")  # fmt: skip
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``neml2-compile``; returns the exit status."""
+    parser = make_parser()
+    try:
+        args, extra = parser.parse_known_args(sys.argv[1:] if argv is None else list(argv))
+    except _UsageError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
+    bad = [t for t in extra if t.startswith("-")]
+    if bad:
+        print(f"Error: unrecognized option {bad[0]}", file=sys.stderr)
+        return 1
+    from neml2.aoti.compile._errors import CompileError
+
+    try:
+        from neml2.aoti.compile._pipeline import compile_model
+
+        ebs = args.example_batch_shape
+        if ebs is not None and len(ebs) == 1 and "=" not in ebs[0]:
+            ebs = ebs[0]
+        compile_model(
+            args.input, model=args.model, driver=args.driver, output_dir=args.output_dir,
+            devices=args.device, dtype=args.dtype, jobs=args.jobs, stub=not args.no_stub,
+            promote=args.promote, derivatives=args.derivatives, example_batch_shape=ebs,
+            dynamic_batch=args.dynamic_batch, rename_inputs=args.rename_input,
+            rename_outputs=args.rename_output, rename_parameters=args.rename_parameter,
+            overrides=extra, load=args.load, use_cache=not args.no_cache, plan_only=args.plan,
+            progress=None if args.quiet else (lambda s: print(s, flush=True)),
+        )  # fmt: skip
+    except CompileError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+r"""Shared compiled scenarios for the test suites (compile each scenario × dtype once per run).
+
+The nox ``tests`` session runs, before pytest::
+
+    python -m neml2.aoti.compile.testing "$NEML2_TEST_ARTIFACTS" --dtypes float64 float32
+
+and exports ``NEML2_TEST_ARTIFACTS``; :func:`scenario_artifact` then just points into that folder.
+Without the variable, it compiles on demand into ``$NEML2_COMPILE_CACHE``'s ``artifacts/`` (the
+compile cache makes that a copy after the first time). Layout per scenario:
+``<dir>/<scenario>/model_aoti.i`` + ``<dir>/<scenario>/model/`` (one leaf per dtype).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SCENARIOS", "build_scenarios", "scenario_artifact", "scenario_input"]
+
+_HERE = Path(__file__).resolve()
+
+#: scenario → compile options (``compile_model`` keywords besides the input file)
+SCENARIOS: dict[str, dict[str, Any]] = {
+    "elasticity": {
+        "model": "model",
+        "promote": ["model.E"],
+        "derivatives": ["stress:strain", "stress:model.E"],
+    },
+    "scalar_implicit": {
+        "model": "model",
+        "promote": ["implicit_rate.rate.scaling"],
+        "derivatives": ["x:", "x:implicit_rate.rate.scaling"],
+    },
+    "chaboche": {"model": "model", "derivatives": ["stress:strain"]},
+}
+
+
+def scenario_input(name: str) -> Path:
+    """The scenario's input file (``packages/neml2-aoti/tests/scenarios/<name>.i``)."""
+    env = os.environ.get("NEML2_SCENARIOS")
+    roots = [Path(env)] if env else []
+    roots += [p / "tests" / "scenarios" for p in _HERE.parents if (p / "pyproject.toml").is_file()]
+    for r in roots:
+        f = r / f"{name}.i"
+        if f.is_file():
+            return f
+    raise FileNotFoundError(
+        f"scenario input '{name}.i' not found (looked in {', '.join(map(str, roots))}); set "
+        f"NEML2_SCENARIOS to packages/neml2-aoti/tests/scenarios"
+    )
+
+
+def build_scenarios(
+    out_dir: str | Path,
+    dtypes: Sequence[str] = ("float64", "float32"),
+    jobs: int = 1,
+    names: Sequence[str] | None = None,
+    quiet: bool = False,
+) -> dict[str, Path]:
+    """Compile every scenario × dtype into ``out_dir``; returns scenario → artifact folder."""
+    from neml2.aoti.compile._pipeline import compile_model
+
+    out: dict[str, Path] = {}
+    for name in names or list(SCENARIOS):
+        for dt in dtypes:
+            compile_model(
+                scenario_input(name),
+                output_dir=Path(out_dir) / name,
+                dtype=dt,
+                jobs=jobs,
+                progress=None if quiet else (lambda s: print(s, flush=True)),
+                **SCENARIOS[name],
+            )
+        out[name] = Path(out_dir) / name / "model"
+    return out
+
+
+def scenario_artifact(name: str, dtype: str = "float64") -> Path:
+    """Artifact folder of a scenario with a ``dtype`` leaf (prebuilt, else compiled now)."""
+    env = os.environ.get("NEML2_TEST_ARTIFACTS")
+    if env:
+        root = Path(env) / name / "model"
+        if (root / "cpu" / dtype).is_dir():
+            return root
+    from neml2.aoti.compile._cache import cache_dir, entry_lock
+
+    base = cache_dir() / "artifacts"
+    with entry_lock(f"scenario-{name}"):
+        build_scenarios(base, dtypes=(dtype,), names=[name], quiet=True)
+    return base / name / "model"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m neml2.aoti.compile.testing OUT_DIR [--dtypes ...] [-j N] [--only NAME ...]``."""
+    p = argparse.ArgumentParser(prog="python -m neml2.aoti.compile.testing")
+    p.add_argument("out_dir")
+    p.add_argument("--dtypes", nargs="+", default=["float64", "float32"])
+    p.add_argument("-j", dest="jobs", type=int, default=1)
+    p.add_argument("--only", nargs="+", default=None, choices=list(SCENARIOS))
+    a = p.parse_args(argv)
+    build_scenarios(a.out_dir, a.dtypes, a.jobs, a.only)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

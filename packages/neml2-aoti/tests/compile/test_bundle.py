@@ -1,0 +1,88 @@
+"""Compiled artifacts as files: metadata, stub, moved bundle, exec-stack flag, compile cache."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from neml2.aoti.compile import compile_model, read_metadata
+from neml2.aoti.compile._elf import has_exec_stack
+from neml2.aoti.compile.testing import SCENARIOS
+from neml2.hit import parse_file
+
+
+def test_metadata_records_versions_and_leaf(
+    artifact: Callable[[str], Path], dtype_name: str
+) -> None:
+    meta = read_metadata(artifact("elasticity"), "cpu", dtype_name)
+    assert meta["torch_version"] == torch.__version__
+    assert meta["cxx11_abi"] == bool(torch._C._GLIBCXX_USE_CXX11_ABI)
+    assert {"device": "cpu", "dtype": dtype_name, "path": f"cpu/{dtype_name}"} in meta["leaves"]
+    assert meta["inputs"] == [
+        {"name": "strain", "var_type": "SR2", "base_shape": [6], "sub_batch_shape": [],
+         "var_size": 6}
+    ]  # fmt: skip
+    assert meta["min_batch"] in (1, 2)
+
+
+def test_no_executable_stack(artifact: Callable[[str], Path], dtype_name: str) -> None:
+    for name in SCENARIOS:
+        files = sorted((artifact(name) / "cpu" / dtype_name).glob("*.pt2"))
+        assert files
+        for f in files:
+            with zipfile.ZipFile(f) as z:
+                sos = [i for i in z.namelist() if i.endswith(".so")]
+                assert sos and not any(has_exec_stack(z.read(i)) for i in sos), f
+
+
+def test_moved_bundle_still_loads(
+    artifact: Callable[[str], Path], dtype_name: str, dtype: torch.dtype, tmp_path: Path
+) -> None:
+    src = artifact("elasticity")
+    stub = src.parent / "model_aoti.i"
+    dest = tmp_path / "elsewhere" / "deeper"
+    dest.mkdir(parents=True)
+    shutil.copytree(src, dest / src.name)
+    shutil.copy(stub, dest / stub.name)
+    block = parse_file(dest / stub.name).find_section("Models/model")
+    assert block is not None
+    rel = block.get_str("artifact_path")
+    assert not Path(rel).is_absolute()
+    root = (dest / rel).resolve()
+    meta = read_metadata(root, "cpu", dtype_name)
+    g = torch._inductor.aoti_load_package(str(root / "cpu" / dtype_name / "model.pt2"))
+    x = torch.rand(3, 6, dtype=dtype)
+    E = torch.full((3,), meta["parameters"][0]["values"][0], dtype=dtype)
+    (a,) = g(x, E)
+    (b,) = torch._inductor.aoti_load_package(str(src / "cpu" / dtype_name / "model.pt2"))(x, E)
+    assert torch.equal(a, b)
+
+
+def test_cached_recompile(
+    scenario_file: Any, artifact: Callable[[str], Path], dtype_name: str, tmp_path: Path
+) -> None:
+    artifact("elasticity")  # the shared build (or a previous run) filled the cache
+    lines: list[str] = []
+    kw = dict(SCENARIOS["elasticity"], dtype=dtype_name, progress=lines.append)
+    compile_model(scenario_file("elasticity"), output_dir=tmp_path / "a", **kw)
+    lines.clear()
+    t0 = time.perf_counter()
+    meta = compile_model(scenario_file("elasticity"), output_dir=tmp_path / "b", **kw)
+    assert time.perf_counter() - t0 < 5.0
+    leaf = tmp_path / "b" / "model" / "cpu" / dtype_name
+    names = ["model.pt2", "model_jvp.pt2", "model_pjac.pt2"]
+    assert lines == [f"[{k + 1}/3] {leaf / n}" for k, n in enumerate(names)]
+    for n in names:
+        assert (leaf / n).read_bytes() == (
+            tmp_path / "a" / "model" / "cpu" / dtype_name / n
+        ).read_bytes()
+    on_disk = json.loads((tmp_path / "b" / "model" / "metadata.json").read_text())
+    assert on_disk == meta
+    assert (tmp_path / "b" / "model_aoti.i").is_file()

@@ -1,0 +1,103 @@
+"""Bad ``neml2-compile`` requests: exit status 1 and one ``Error:`` line naming the culprit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from neml2.aoti.compile.cli import main
+
+
+def _run(capsys: Any, *argv: str) -> str:
+    code = main(list(argv))
+    err: str = capsys.readouterr().err.strip()
+    assert code == 1
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("Error: ") and "Traceback" not in err
+    return err
+
+
+@pytest.fixture
+def elastic(scenario_file: Any) -> str:
+    return str(scenario_file("elasticity"))
+
+
+@pytest.fixture
+def implicit(scenario_file: Any) -> str:
+    return str(scenario_file("scalar_implicit"))
+
+
+def test_unknown_parameter_lists_available(capsys: Any, elastic: str, tmp_path: Path) -> None:
+    err = _run(capsys, elastic, "--model", "model", "-p", "model.G", "--plan",
+               "--output-dir", str(tmp_path))  # fmt: skip
+    assert "-p model.G" in err and "model.E" in err and "model.nu" in err
+
+
+def test_unknown_derivative_variable_lists_variables(
+    capsys: Any, elastic: str, tmp_path: Path
+) -> None:
+    err = _run(capsys, elastic, "--model", "model", "-d", "stress:foo", "--plan",
+               "--output-dir", str(tmp_path))  # fmt: skip
+    assert "'foo'" in err and "strain" in err
+    err = _run(capsys, elastic, "--model", "model", "-d", "bar:strain", "--plan",
+               "--output-dir", str(tmp_path))  # fmt: skip
+    assert "'bar'" in err and "stress" in err
+    err = _run(capsys, elastic, "--model", "model", "-d", "stress", "--plan")
+    assert "OUT:IN" in err
+
+
+def test_model_and_driver(capsys: Any, elastic: str) -> None:
+    for argv in ([elastic, "--model", "model", "--driver", "d"], [elastic]):
+        err = _run(capsys, *argv)
+        assert "exactly one of --model NAME and --driver NAME" in err
+    err = _run(capsys, "--model", "model")
+    assert "INPUT.i" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--dtype", "float16"], "--dtype float16"),
+        (["-j", "0"], "-j 0"),
+        (["--rename-input", "foo:bar"], "unknown input 'foo'"),
+        (["--rename-output", "stress"], "OLD:NEW"),
+        (["-p", "model.E", "-p", "model.nu", "--rename-parameter", "model.E:model.nu"],
+         "not unique"),
+        (["--example-batch-shape", "(3,)", "--example-batch-shape", "strain=(2;3)"], "not both"),
+        (["--example-batch-shape", "(1,)"], ">= 2"),
+        (["--example-batch-shape", "(2, 3)"], "one dynamic batch axis"),
+        (["--example-batch-shape", "[2]"], "--example-batch-shape"),
+        (["--frobnicate"], "--frobnicate"),
+        (["--device", "cuda:7"], "--device"),
+        (["Models/model/nope:=1"], "nope"),
+        (["--load", "/nonexistent/ext.py"], "--load"),
+    ],
+)  # fmt: skip
+def test_bad_flags(capsys: Any, elastic: str, tmp_path: Path, args: list[str], needle: str) -> None:
+    if args == ["--device", "cuda:7"]:
+        import torch
+
+        if torch.cuda.is_available():
+            pytest.skip("a CUDA device exists")
+    err = _run(capsys, elastic, "--model", "model", "--plan", "--output-dir", str(tmp_path), *args)
+    assert needle in err
+
+
+def test_missing_input_file(capsys: Any, tmp_path: Path) -> None:
+    err = _run(capsys, str(tmp_path / "none.i"), "--model", "model")
+    assert "none.i" in err
+
+
+def test_unknown_model_block(capsys: Any, elastic: str, tmp_path: Path) -> None:
+    err = _run(capsys, elastic, "--model", "nosuch", "--plan", "--output-dir", str(tmp_path))
+    assert "nosuch" in err
+
+
+def test_implicit_unknown_parameter_lists_eager_names(
+    capsys: Any, implicit: str, tmp_path: Path
+) -> None:
+    err = _run(capsys, implicit, "--model", "model", "-p", "implicit_rate.x2.nope", "--plan",
+               "--output-dir", str(tmp_path))  # fmt: skip
+    assert "implicit_rate.rate.scaling" in err

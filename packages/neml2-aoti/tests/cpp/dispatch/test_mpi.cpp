@@ -1,0 +1,69 @@
+// Run under `mpirun -np 2`: one global batch split over the ranks by MPIScheduler, evaluated by
+// each rank's DispatchedModel, gathered, and equal to a single-process call. Without MPI support
+// in libneml2 the MPI entry points must say so.
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <ATen/ATen.h>
+
+#include "check.h"
+#include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/Model.h"
+#include "neml2/csrc/dispatchers/DispatchedModel.h"
+#include "neml2/csrc/dispatchers/MPIScheduler.h"
+
+using namespace neml2::aoti;
+
+namespace
+{
+int g_argc = 0;
+char ** g_argv = nullptr;
+} // namespace
+
+TEST_CASE(split_across_two_ranks)
+{
+  MPIEnvironment env(&g_argc, &g_argv);
+  const char * dir = std::getenv("NEML2_DISPATCH_ARTIFACTS");
+  EXPECT(dir != nullptr);
+  const auto root = std::filesystem::path(dir) / "elasticity" / "model";
+  auto scheduler = std::make_shared<MPIScheduler>(std::vector<c10::Device>{c10::kCPU},
+                                                  std::vector<int64_t>{4});
+  EXPECT(scheduler->size() == 2);
+  // The same global batch on every rank (same seed); B odd so the ranks own 9 and 8 rows.
+  const int64_t B = 17;
+  at::manual_seed(3);
+  const auto opts = at::TensorOptions().dtype(at::kDouble);
+  const TensorMap global{{"strain", 1e-3 * (at::rand({B, 6}, opts) - 0.5)}};
+  const auto E = 500.0 + 1000.0 * at::rand({B}, opts);
+  const auto [offset, count] = scheduler->local_range(B);
+  EXPECT(count == (scheduler->rank() == 0 ? 9 : 8) && offset == (scheduler->rank() == 0 ? 0 : 9));
+
+  DispatchedModel local(root, scheduler);
+  const auto mine = scheduler->local_slice(global, B);
+  EXPECT(mine.at("strain").size(0) == count);
+  const auto E_mine = scheduler->local_slice({{"model.E", E}}, B).at("model.E");
+  const auto out = scheduler->gather(local.forward(mine, {{"model.E", E_mine}}));
+  const auto jac = local.jacobian(mine).second.at("stress").at("strain");
+  const auto jac_all = scheduler->gather(jac);
+
+  Model direct(root);
+  EXPECT(at::equal(out.at("stress"), direct.forward(global, {{"model.E", E}}).at("stress")));
+  EXPECT(at::equal(jac_all, direct.jacobian(global).second.at("stress").at("strain")));
+}
+
+TEST_CASE(absent_is_reported)
+{
+  EXPECT(!mpi_enabled());
+  EXPECT_THROWS(FatalError, MPIEnvironment(&g_argc, &g_argv), "without MPI support");
+  EXPECT_THROWS(FatalError, MPIScheduler(), "without MPI support");
+}
+
+int
+main(int argc, char ** argv)
+{
+  g_argc = argc;
+  g_argv = argv;
+  return check::main(argc, argv);
+}

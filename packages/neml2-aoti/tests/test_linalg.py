@@ -1,0 +1,82 @@
+"""``batched_dense_solve`` (libneml2.so) against ``torch.linalg.solve``."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from neml2.aoti import FatalError
+from neml2.aoti._aoti import batched_dense_solve
+
+
+def _tol(dtype: torch.dtype) -> float:
+    return 1e-11 if dtype == torch.float64 else 2e-4
+
+
+def _systems(B: int, n: int, dtype: torch.dtype, seed: int) -> torch.Tensor:
+    """Well-conditioned systems with shuffled rows, so most elements need row pivoting."""
+    g = torch.Generator().manual_seed(seed)
+    A = torch.randn(B, n, n, dtype=torch.float64, generator=g) + 2 * n * torch.eye(n)
+    return A[:, torch.randperm(n, generator=g)].to(dtype)
+
+
+@pytest.mark.parametrize("n", [1, 2, 6, 19, 24, 25, 32, 33])
+@pytest.mark.parametrize("k", [None, 1, 5])
+def test_matches_torch(n: int, k: int | None, dtype: torch.dtype) -> None:
+    A = _systems(50, n, dtype, seed=n)
+    shape = (50, n) if k is None else (50, n, k)
+    b = torch.randn(shape, dtype=torch.float64).to(dtype)
+    x = batched_dense_solve(A, b)
+    assert x.shape == b.shape and x.dtype == dtype
+    rhs = b if k is not None else b.unsqueeze(-1)
+    ref = torch.linalg.solve(A.double(), rhs.double())
+    got = x if k is not None else x.unsqueeze(-1)
+    torch.testing.assert_close(got.double(), ref, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+def test_zero_leading_pivot(dtype: torch.dtype) -> None:
+    A = torch.tensor([[[0.0, 2.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 4.0]]], dtype=dtype)
+    b = torch.tensor([[2.0, 3.0, 8.0]], dtype=dtype)
+    torch.testing.assert_close(
+        batched_dense_solve(A, b), torch.tensor([[3.0, 1.0, 2.0]], dtype=dtype)
+    )
+
+
+def test_singular_element_only_that_element(dtype: torch.dtype) -> None:
+    A = _systems(6, 19, dtype, seed=7)
+    A[2, 5] = A[2, 11]  # duplicate row
+    A[4, :, 0] = 0.0  # zero column
+    b = torch.randn(6, 19, dtype=torch.float64).to(dtype)
+    x = batched_dense_solve(A, b)
+    finite = x.isfinite().all(-1)
+    assert finite.tolist() == [True, True, False, True, False, True]
+    ok = finite.nonzero().squeeze(-1)
+    ref = torch.linalg.solve(A[ok].double(), b[ok].double())
+    torch.testing.assert_close(x[ok].double(), ref, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+def test_noncontiguous_and_autograd_fallback() -> None:
+    A = _systems(8, 7, torch.float64, seed=1).transpose(1, 2)
+    b = torch.randn(8, 3, 7, dtype=torch.float64).transpose(1, 2)
+    torch.testing.assert_close(batched_dense_solve(A, b), torch.linalg.solve(A, b))
+    batch_last = A.permute(1, 2, 0).contiguous().permute(2, 0, 1)  # (B, n, n) with B stride 1
+    torch.testing.assert_close(batched_dense_solve(batch_last, b), torch.linalg.solve(A, b))
+    Ag = A.clone().requires_grad_(True)
+    x = batched_dense_solve(Ag, b)
+    (gA,) = torch.autograd.grad(x.sum(), Ag)
+    (ref,) = torch.autograd.grad(torch.linalg.solve(Ag, b).sum(), Ag)
+    torch.testing.assert_close(gA, ref)
+
+
+@pytest.mark.parametrize(
+    ("A", "b", "match"),
+    [
+        (torch.eye(3), torch.ones(3), r"\(B, n, n\)"),
+        (torch.eye(3).expand(2, 3, 3), torch.ones(2, 4), r"\(B, n\)"),
+        (torch.eye(3).expand(2, 3, 3), torch.ones(3, 3), r"\(B, n\)"),
+        (torch.eye(3).expand(2, 3, 3), torch.ones(2, 3, dtype=torch.float64), "dtype"),
+    ],
+)
+def test_bad_inputs(A: torch.Tensor, b: torch.Tensor, match: str) -> None:
+    with pytest.raises(FatalError, match=match):
+        batched_dense_solve(A, b)

@@ -1,0 +1,239 @@
+// neml2::eager::Model: every operation is one call into neml2.eager._bridge.EagerModel under the
+// GIL; tensors cross through torch's pybind11 casters (no copies).
+#include "neml2/csrc/eager/Model.h"
+
+#include <torch/csrc/utils/pybind.h>
+
+#include <pybind11/stl.h>
+
+#include <ATen/ops/empty.h>
+
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+#include "neml2/csrc/eager/load_model.h"
+#include "with_python.h"
+
+namespace py = pybind11;
+
+namespace neml2::eager
+{
+namespace
+{
+/// (name, type, base shape, sub-batch shape) of one boundary variable, as the bridge lists them.
+using VarRecord = std::tuple<std::string, std::string, std::vector<int64_t>, std::vector<int64_t>>;
+
+struct Boundary
+{
+  std::vector<std::string> names, types;
+  BaseShapes base_shapes, sub_batch_shapes;
+
+  explicit Boundary(const std::vector<VarRecord> & records)
+  {
+    for (const auto & [name, type, base, sub] : records)
+    {
+      names.push_back(name);
+      types.push_back(type);
+      base_shapes.push_back(base);
+      sub_batch_shapes.push_back(sub);
+    }
+  }
+};
+
+std::string
+op_name(const char * op)
+{
+  return std::string("neml2::eager::Model::") + op;
+}
+} // namespace
+
+class ModelImpl
+{
+public:
+  ModelImpl(const std::filesystem::path & input_file,
+            const std::string & model_name,
+            c10::Device device,
+            c10::ScalarType dtype,
+            const std::vector<std::string> & overrides)
+    : bridge(py::module_::import("neml2.eager._bridge")
+                 .attr("EagerModel")(input_file.string(),
+                                     model_name,
+                                     device.str(),
+                                     py::cast(at::empty({0}, at::TensorOptions().dtype(dtype)))
+                                         .attr("dtype"),
+                                     overrides)),
+      inputs(bridge.attr("input_variables")().cast<std::vector<VarRecord>>()),
+      outputs(bridge.attr("output_variables")().cast<std::vector<VarRecord>>()),
+      options(bridge.attr("options")().cast<at::Tensor>().options())
+  {
+  }
+
+  ~ModelImpl()
+  {
+    // The Python object must die under the GIL; after a Python host finalized, leak it instead.
+    if (!Py_IsInitialized())
+    {
+      bridge.release();
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    bridge = py::object();
+  }
+
+  ModelImpl(const ModelImpl &) = delete;
+  ModelImpl & operator=(const ModelImpl &) = delete;
+
+  /// `bridge.<method>(args...)` cast to T, with the GIL held and errors normalized.
+  template <typename T, typename... Args>
+  T call(const char * method, const Args &... args)
+  {
+    return detail::with_python(
+        op_name(method),
+        [&] { return bridge.attr(method)(args...).template cast<T>(); },
+        &mutex);
+  }
+
+  /// Serializes the calls on this model (see detail::with_python).
+  std::mutex mutex;
+  py::object bridge;
+  const Boundary inputs;
+  const Boundary outputs;
+  const at::TensorOptions options;
+};
+
+Model::Model(const std::filesystem::path & input_file,
+             const std::string & model_name,
+             c10::Device device,
+             c10::ScalarType dtype,
+             const std::vector<std::string> & overrides)
+  : _impl(detail::with_python(
+        op_name("load_model"),
+        [&]
+        { return std::make_unique<ModelImpl>(input_file, model_name, device, dtype, overrides); }))
+{
+}
+
+Model::~Model() = default;
+
+TensorMap
+Model::forward(const TensorMap & inputs)
+{
+  return _impl->call<TensorMap>("forward", inputs);
+}
+
+JvpResult
+Model::jvp(const TensorMap & inputs, const TensorMap & tangents)
+{
+  return _impl->call<JvpResult>("jvp", inputs, tangents);
+}
+
+JacobianResult
+Model::jacobian(const TensorMap & inputs)
+{
+  return _impl->call<JacobianResult>("jacobian", inputs);
+}
+
+VariablePairJacobian
+Model::param_jacobian(const TensorMap & inputs)
+{
+  return _impl->call<VariablePairJacobian>("param_jacobian", inputs);
+}
+
+TensorMap
+Model::param_vjp(const TensorMap & inputs, const TensorMap & cotangents)
+{
+  return _impl->call<TensorMap>("param_vjp", inputs, cotangents);
+}
+
+const std::vector<std::string> &
+Model::input_names() const
+{
+  return _impl->inputs.names;
+}
+
+const std::vector<std::string> &
+Model::output_names() const
+{
+  return _impl->outputs.names;
+}
+
+const BaseShapes &
+Model::input_base_shapes() const
+{
+  return _impl->inputs.base_shapes;
+}
+
+const BaseShapes &
+Model::output_base_shapes() const
+{
+  return _impl->outputs.base_shapes;
+}
+
+const std::vector<std::string> &
+Model::input_types() const
+{
+  return _impl->inputs.types;
+}
+
+const std::vector<std::string> &
+Model::output_types() const
+{
+  return _impl->outputs.types;
+}
+
+const BaseShapes &
+Model::input_sub_batch_shapes() const
+{
+  return _impl->inputs.sub_batch_shapes;
+}
+
+const BaseShapes &
+Model::output_sub_batch_shapes() const
+{
+  return _impl->outputs.sub_batch_shapes;
+}
+
+std::map<std::string, std::vector<int64_t>>
+Model::parameter_base_shapes() const
+{
+  return _impl->call<std::map<std::string, std::vector<int64_t>>>("parameter_base_shapes");
+}
+
+c10::Device
+Model::device() const
+{
+  return _impl->options.device();
+}
+
+c10::ScalarType
+Model::dtype() const
+{
+  return c10::typeMetaToScalarType(_impl->options.dtype());
+}
+
+TensorMap
+Model::named_parameters() const
+{
+  return _impl->call<TensorMap>("named_parameters");
+}
+
+void
+Model::set_parameter(const std::string & name, const at::Tensor & value)
+{
+  detail::with_python(
+      op_name("set_parameter"),
+      [&] { _impl->bridge.attr("set_parameter")(name, value); },
+      &_impl->mutex);
+}
+
+Model
+load_model(const std::filesystem::path & input_file,
+           const std::string & model_name,
+           c10::Device device,
+           c10::ScalarType dtype,
+           const std::vector<std::string> & overrides)
+{
+  return Model(input_file, model_name, device, dtype, overrides);
+}
+} // namespace neml2::eager

@@ -1,0 +1,156 @@
+r"""``EagerModel``: the Python side of ``neml2::eager::Model`` (aoti.md §6).
+
+The C++ runtime holds one :class:`EagerModel` per ``neml2::eager::Model`` and calls its methods
+with raw tensors under the GIL. The adapter loads ``[Models/<name>]`` through
+``neml2.factory.load_input`` (the path ``neml2-run`` uses), takes names, types, base and
+sub-batch shapes from :func:`neml2.models.boundary.boundary_variables` (the helper the AOTI
+metadata uses), checks every tensor against the canonical boundary
+(:mod:`neml2.eager._canonical`) and evaluates through the model's own chain rule:
+
+* ``forward``: :math:`y = f(x)`;
+* ``jvp``: :math:`(y, \sum_i \partial y/\partial x_i\, \mathrm{d}x_i)` (a missing tangent is 0);
+* ``jacobian``: :math:`J_{yx} = \partial y/\partial x`, blocks ``(*B, *y_base, *x_base)``;
+* ``param_jacobian``: :math:`\partial y/\partial p`, blocks ``(*B, *y_base, *p_base)``;
+* ``param_vjp``: :math:`\sum_B \sum_y \langle c_y, \partial y/\partial p\rangle`.
+
+Parameter names (the AOTI artifact's, ARTIFACT.md §2): the qualified names of the loaded model,
+except that a bare leaf (neither a ``ComposedModel`` nor an ``ImplicitUpdate``) is prefixed with
+the model name, ``model.E``; a root ``ImplicitUpdate`` keeps ``implicit_rate.rate.scaling``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from neml2.eager._canonical import broadcast_batch, canonical_inputs, canonical_outputs
+from neml2.factory import load_input
+from neml2.models.boundary import VarInfo, boundary_variables
+from neml2.models.common.implicit_update import ImplicitUpdate
+from neml2.models.composed import ComposedModel
+
+__all__ = ["EagerModel"]
+
+
+class EagerModel:
+    """A neml2 model behind the raw ``dict[str, Tensor]`` boundary of the eager C++ route."""
+
+    def __init__(
+        self,
+        path: str,
+        name: str,
+        device: str = "cpu",
+        dtype: torch.dtype = torch.float64,
+        overrides: Sequence[str] = (),
+    ) -> None:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"input file '{path}' does not exist")
+        factory = load_input(path, additional_args=list(overrides), device=device, dtype=dtype)
+        self.model = factory.get_model(name)
+        self.device = torch.device(device)
+        self.dtype = dtype
+        self._inputs, self._outputs = boundary_variables(self.model, factory.settings)
+        wrapped = isinstance(self.model, (ComposedModel, ImplicitUpdate))
+        self._prefix = "" if wrapped else f"{name}."
+
+    # ------------------------------------------------------------------ metadata
+    @staticmethod
+    def _describe(infos: Sequence[VarInfo]) -> list[tuple[str, str, list[int], list[int]]]:
+        return [(i.name, i.var_type, list(i.base_shape), list(i.sub_batch_shape)) for i in infos]
+
+    def input_variables(self) -> list[tuple[str, str, list[int], list[int]]]:
+        """``(name, type, base shape, sub-batch shape)`` of every input, in call order."""
+        return self._describe(self._inputs)
+
+    def output_variables(self) -> list[tuple[str, str, list[int], list[int]]]:
+        """``(name, type, base shape, sub-batch shape)`` of every output."""
+        return self._describe(self._outputs)
+
+    def options(self) -> torch.Tensor:
+        """An empty tensor carrying the model's device and dtype."""
+        return torch.empty(0, dtype=self.dtype, device=self.device)
+
+    def parameter_base_shapes(self) -> dict[str, list[int]]:
+        """Qualified parameter name → base shape of its tensor type."""
+        shapes = self.model.parameter_base_shapes()
+        return {self._prefix + n: list(s) for n, s in shapes.items()}
+
+    def named_parameters(self) -> dict[str, torch.Tensor]:
+        """A copy of every parameter value (editing it changes nothing)."""
+        return {self._prefix + n: p.detach().clone() for n, p in self.model.named_parameters()}
+
+    def set_parameter(self, name: str, value: torch.Tensor) -> None:
+        """Replace parameter ``name`` (a boundary name, see :meth:`named_parameters`)."""
+        known = dict(self.model.named_parameters())
+        local = name[len(self._prefix) :] if name.startswith(self._prefix) else None
+        if local is None or local not in known:
+            raise ValueError(
+                f"unknown parameter '{name}'; parameters: {sorted(self._prefix + n for n in known)}"
+            )
+        self.model.set_parameter(local, value)
+
+    # ------------------------------------------------------------------ evaluation
+    def _args(self, inputs: Mapping[str, torch.Tensor]) -> tuple[dict[str, Any], tuple[int, ...]]:
+        return canonical_inputs(
+            "input", inputs, self._inputs, self.model.input_spec, self.device, self.dtype
+        )
+
+    def forward(self, inputs: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """Output values ``(*B, *sub, *base)``."""
+        x, batch = self._args(inputs)
+        with torch.no_grad():
+            y = self.model.call_by_name(x)
+        return canonical_outputs("output", y, self._outputs, batch)
+
+    def jvp(
+        self, inputs: Mapping[str, torch.Tensor], tangents: Mapping[str, torch.Tensor]
+    ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+        """Outputs and directional derivatives along ``tangents`` (keyed and shaped as inputs)."""
+        x, batch = self._args(inputs)
+        dx, dbatch = canonical_inputs(
+            "tangent",
+            tangents,
+            self._inputs,
+            self.model.input_spec,
+            self.device,
+            self.dtype,
+            required=False,
+        )
+        batch = broadcast_batch(batch, dbatch)
+        y, dy = self.model.jvp(x, dx)
+        return (
+            canonical_outputs("output", y, self._outputs, batch),
+            canonical_outputs("jvp output", dy, self._outputs, batch),
+        )
+
+    def jacobian(
+        self, inputs: Mapping[str, torch.Tensor]
+    ) -> tuple[dict[str, torch.Tensor], dict[str, dict[str, torch.Tensor]]]:
+        """Outputs and every block ``J[out][in]`` (see ``neml2.models.Model.jacobian``)."""
+        x, batch = self._args(inputs)
+        y, J = self.model.jacobian(x)
+        blocks = {o: {i: b.data.detach() for i, b in row.items()} for o, row in J.items()}
+        return canonical_outputs("output", y, self._outputs, batch), blocks
+
+    def param_jacobian(
+        self, inputs: Mapping[str, torch.Tensor]
+    ) -> dict[str, dict[str, torch.Tensor]]:
+        """Blocks ``J[out][param]`` ``(*B, *out_base, *param_base)`` for every parameter."""
+        x, _ = self._args(inputs)
+        _, J = self.model.param_jacobian(x)
+        return {o: {self._prefix + p: b.detach() for p, b in row.items()} for o, row in J.items()}
+
+    def param_vjp(
+        self, inputs: Mapping[str, torch.Tensor], cotangents: Mapping[str, torch.Tensor]
+    ) -> dict[str, torch.Tensor]:
+        """Gradient of :math:`\\sum_B \\sum_y \\langle c_y, y\\rangle` w.r.t. every parameter."""
+        x, _ = self._args(inputs)
+        names = [o.name for o in self._outputs]
+        unknown = sorted(set(cotangents) - set(names))
+        if unknown:
+            raise ValueError(f"cotangents for unknown output(s) {unknown}; outputs: {names}")
+        g = self.model.param_vjp(x, cotangents)
+        return {self._prefix + p: v.detach() for p, v in g.items()}

@@ -1,0 +1,6 @@
+[Models]
+  [model]
+    type = LinearIsotropicElasticity
+    coefficients = '1e5 0.3
+  []
+[]
