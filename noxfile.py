@@ -478,8 +478,12 @@ def demo(session: nox.Session) -> None:
     print(f"{DEMO_INPUT.relative_to(ROOT)} (batch entry 1: strain amplitude 1 %)")
     widths = [max(12, len(c) + 2) for c in cols]
     print("".join(f"{c:>{w}}" for c, w in zip(cols, widths, strict=True)))
-    for r in rows:  # step 0 records the prescribed inputs only: outputs print as nan
-        print("".join(f"{float(r[c] or 'nan'):>{w}.5g}" for c, w in zip(cols, widths, strict=True)))
+    for r in rows:  # step 0 records the prescribed inputs only: outputs print as "-"
+        cells = (
+            f"{float(r[c]):>{w}.5g}" if r[c] else f"{'-':>{w}}"
+            for c, w in zip(cols, widths, strict=True)
+        )
+        print("".join(cells))
     print(f"history: {csv_path.relative_to(ROOT)}   plot: {png_path.relative_to(ROOT)}")
 
 

@@ -59,12 +59,9 @@ ModelImpl::requested_inputs() const
   return req;
 }
 
-bool
-ModelImpl::fast_jacobian(CallState & s, VariablePairJacobian & J) const
+std::vector<at::Tensor>
+ModelImpl::run_jvp(const ForwardSegment & seg, CallState & s) const
 {
-  if (segments.size() != 1 || segments[0].implicit || !segments[0].fwd.jvp)
-    return false;
-  const auto & seg = segments[0].fwd;
   std::vector<at::Tensor> args;
   for (int id : seg.inputs)
     args.push_back(s.slots[id]);
@@ -73,6 +70,16 @@ ModelImpl::fast_jacobian(CallState & s, VariablePairJacobian & J) const
   auto out = seg.jvp->run(std::move(args), seg.outputs.size() + seg.pairs.size());
   for (std::size_t k = 0; k < seg.outputs.size(); ++k)
     s.slots[seg.outputs[k]] = out[k];
+  return out;
+}
+
+bool
+ModelImpl::fast_jacobian(CallState & s, VariablePairJacobian & J) const
+{
+  if (segments.size() != 1 || segments[0].implicit || !segments[0].fwd.jvp)
+    return false;
+  const auto & seg = segments[0].fwd;
+  auto out = run_jvp(seg, s);
   for (std::size_t k = 0; k < seg.pairs.size(); ++k)
   {
     const auto & pr = seg.pairs[k];
@@ -130,14 +137,7 @@ ModelImpl::run_with_carrier(CallState & s, const std::vector<int> & requested)
       throw FatalError("segment " + std::to_string(k) +
                        " has no _jvp graph but lies on a requested derivative path; recompile "
                        "with neml2-compile -d");
-    std::vector<at::Tensor> args;
-    for (int id : f.inputs)
-      args.push_back(s.slots[id]);
-    for (int p : f.params)
-      args.push_back(s.params[p]);
-    auto out = f.jvp->run(std::move(args), f.outputs.size() + f.pairs.size());
-    for (std::size_t o = 0; o < f.outputs.size(); ++o)
-      s.slots[f.outputs[o]] = out[o];
+    auto out = run_jvp(f, s);
     std::vector<at::Tensor> fresh(f.outputs.size());
     for (std::size_t q = 0; q < f.pairs.size(); ++q)
     {

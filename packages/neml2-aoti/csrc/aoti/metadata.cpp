@@ -53,15 +53,6 @@ shape_of(const json::Value & v, const std::string & what)
   return s;
 }
 
-int64_t
-prod(const std::vector<int64_t> & v)
-{
-  int64_t n = 1;
-  for (auto x : v)
-    n *= x;
-  return n;
-}
-
 std::string
 opt_string(const json::Value & v, const std::string & key, const std::string & fallback)
 {

@@ -23,15 +23,6 @@ device_ok(const c10::Device & expected, const c10::Device & actual)
 {
   return expected.type() == actual.type() && (!expected.has_index() || expected.index() == actual.index());
 }
-
-int64_t
-prod(const std::vector<int64_t> & v)
-{
-  int64_t n = 1;
-  for (auto x : v)
-    n *= x;
-  return n;
-}
 } // namespace
 
 CallState

@@ -22,6 +22,16 @@
 
 namespace neml2::aoti
 {
+/// Product of the extents of a shape (1 for an empty shape).
+inline int64_t
+prod(const std::vector<int64_t> & v)
+{
+  int64_t n = 1;
+  for (auto x : v)
+    n *= x;
+  return n;
+}
+
 /// A variable of the artifact: (*batch, *sub_batch, *base) at the boundary, `size` =
 /// prod(sub_batch) * prod(base) when flattened.
 struct VarInfo
@@ -191,6 +201,9 @@ private:
                           std::vector<at::Tensor> & dparam,
                           const std::vector<int64_t> & pcol,
                           int64_t P) const;
+  /// Run a forward segment's `_jvp` graph on the call state: stores the values in their slots and
+  /// returns the graph's outputs (values first, then one block per `seg.pairs` entry).
+  std::vector<at::Tensor> run_jvp(const ForwardSegment & seg, CallState & s) const;
   /// The single-forward-segment fast path: one _jvp graph call, blocks returned as they are.
   bool fast_jacobian(CallState & s, VariablePairJacobian & J) const;
   /// The requested input slots (distinct `in` of derivatives, in input order).

@@ -73,14 +73,7 @@ ModelImpl::param_jacobian(const TensorMap & inputs, const TensorMap & overrides)
     };
     if (indirect)
     {
-      std::vector<at::Tensor> args;
-      for (int id : f.inputs)
-        args.push_back(s.slots[id]);
-      for (int p : f.params)
-        args.push_back(s.params[p]);
-      auto out = f.jvp->run(std::move(args), f.outputs.size() + f.pairs.size());
-      for (std::size_t o = 0; o < f.outputs.size(); ++o)
-        s.slots[f.outputs[o]] = out[o];
+      auto out = run_jvp(f, s);
       for (std::size_t q = 0; q < f.pairs.size(); ++q)
       {
         const auto & pr = f.pairs[q];

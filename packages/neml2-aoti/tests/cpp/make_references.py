@@ -88,7 +88,7 @@ def _write(path: Path, tensors: dict[str, torch.Tensor]) -> None:
             f.write(struct.pack("<I", len(k)) + k)
             f.write(struct.pack("<I", t.dim()))
             f.write(struct.pack(f"<{t.dim()}q", *t.shape))
-            f.write(t.numpy().tobytes())
+            f.write(struct.pack(f"<{t.numel()}d", *t.flatten().tolist()))  # no numpy needed
 
 
 def references(artifacts: Path, scenarios: Path, out: Path, scenario: str) -> bool:

@@ -42,16 +42,23 @@ def tr(A: SR2 | R2) -> Scalar:
     return A._like(torch.diagonal(A.data, dim1=-2, dim2=-1).sum(-1), Scalar)
 
 
+def _sr2_vol(d: torch.Tensor) -> torch.Tensor:
+    """``(tr / 3) e`` of Mandel rows ``d`` with ``e = (1, 1, 1, 0, 0, 0)`` built from an iota.
+
+    The traced form of ``vol``: pointwise ops and an index comparison only (no ``cat``, no
+    constant tensor), so Inductor fuses it into its consumer without intermediates.
+    """
+    e = (torch.arange(6, device=d.device) < 3).to(d.dtype)
+    return d[..., :3].mean(-1, keepdim=True) * e
+
+
 def vol(A: X) -> X:
     """Volumetric part ``(tr A / 3) I``."""
     if isinstance(A, SR2):
         p = projectors(A.data)
         if p is not None:
             return A._like(A.data @ p[0])
-        m = A.data[..., :3].mean(-1, keepdim=True)
-        return A._like(
-            torch.cat([m.expand(*m.shape[:-1], 3), torch.zeros_like(A.data[..., 3:])], -1)
-        )
+        return A._like(_sr2_vol(A.data))
     _need(A, (R2,), "vol")
     m = torch.diagonal(A.data, dim1=-2, dim2=-1).mean(-1)[..., None, None]
     return A._like(m * torch.eye(3, dtype=A.dtype, device=A.device))
@@ -64,8 +71,7 @@ def dev(A: X) -> X:
         p = projectors(d)
         if p is not None:
             return A._like(d @ p[1])
-        n = d[..., :3]
-        return A._like(torch.cat([n - n.mean(-1, keepdim=True), d[..., 3:]], -1))
+        return A._like(d - _sr2_vol(d))
     _need(A, (R2,), "dev")
     m = torch.diagonal(d, dim1=-2, dim2=-1).mean(-1)[..., None, None]
     return A._like(d - m * torch.eye(3, dtype=d.dtype, device=d.device))

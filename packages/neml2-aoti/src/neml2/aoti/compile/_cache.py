@@ -1,5 +1,6 @@
 r"""The compile cache: an unchanged request (same input text after overrides, same options,
-torch, neml2 and compiler-code versions, device, dtype) reuses the graphs of a previous compile.
+torch and neml2 versions, a hash of all neml2 sources, device, dtype) reuses the graphs of a
+previous compile.
 
 Location: ``$NEML2_COMPILE_CACHE``, else ``~/.cache/neml2/compile``. An entry
 ``<key>/`` holds the leaf's ``.pt2`` files and ``entry.json`` (the metadata fragments). Entries
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -33,13 +35,20 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "neml2" / "compile"
 
 
+@functools.cache
 def _code_fingerprint() -> str:
-    """Hash of this package's sources, so a changed compiler never reuses stale graphs."""
+    """Hash of every installed ``neml2.*`` Python source (tensors, models, this compiler, ...).
+
+    The graphs are traced from that code, so a change anywhere in it (not only a version bump)
+    must never reuse stale graphs. Computed once per process (a few ms).
+    """
+    import neml2
+
     h = hashlib.sha256()
-    here = Path(__file__).parent
-    for p in sorted(here.glob("*.py")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
+    for root in sorted({str(Path(p).resolve()) for p in neml2.__path__}):
+        for f in sorted(Path(root).rglob("*.py")):
+            h.update(str(f.relative_to(root)).encode())
+            h.update(f.read_bytes())
     return h.hexdigest()
 
 
