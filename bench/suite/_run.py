@@ -1,11 +1,13 @@
 """Run every cell of the plan in its own process, time-boxed.
 
-Order: route (cheapest first: eager, compiled, py-jit), workload, threads, mode, batch, then
-target, so the two installations of one cell run back to back and the cheap routes finish first. A cell is skipped ("n/a") when its
-route cannot run it, when the previous batch's time extrapolates (linearly, from batch >= 1000)
-past the cell cap, when a smaller batch of the same row failed, when the same route timed out
-on the same model (a py-jit compile that does not finish is not retried for other modes,
-threads or the driver), or when the run's time limit is spent.
+Order: threads, then batch size (ascending), then route (cheapest first: eager, compiled,
+py-jit), workload and mode, then target, so the two installations of one cell run back to back
+and every route is measured at small batches before any route runs a large one: the run's time
+limit only ever cuts the largest batches. A cell is skipped ("n/a") when its route cannot run it,
+when its row's previous batch extrapolates (linearly, from batch >= 1000) past the cell cap, when
+a smaller batch of the same row failed, when the same route timed out on the same model (a py-jit
+compile that does not finish is not retried for other modes, threads or the driver), or when the
+run's time limit is spent.
 """
 
 from __future__ import annotations
@@ -59,34 +61,39 @@ class Runner:
         threads: list[int],
         quick: bool,
     ) -> list[Cell]:
-        for route in sorted(routes, key=lambda r: r.cost):
-            for wl in workloads:
-                for nt in threads:
-                    for mode in wl.modes:
-                        self._row(targets, route, wl, mode, nt, route.batches(wl, quick))
+        rows = [(route, wl, mode) for route in sorted(routes, key=lambda r: r.cost)
+                for wl in workloads for mode in wl.modes]  # fmt: skip
+        batches = sorted({b for route, wl, _ in rows for b in route.batches(wl, quick)})
+        for nt in threads:
+            prev: dict[tuple[str, str, str], dict[str, tuple[int, float]]] = {}
+            for batch in batches:
+                for route, wl, mode in rows:
+                    if batch in route.batches(wl, quick):
+                        row_prev = prev.setdefault((route.name, wl.name, mode), {})
+                        self._cell(targets, route, wl, mode, nt, batch, row_prev)
         return self.cells
 
-    def _row(
+    def _cell(
         self,
         targets: list[Target],
         route: Route,
         wl: Workload,
         mode: str,
         nt: int,
-        batches: tuple[int, ...],
+        batch: int,
+        prev: dict[str, tuple[int, float]],
     ) -> None:
-        prev: dict[str, tuple[int, float]] = {}
-        for batch in batches:
-            for target in targets:
-                if target.label != "ours" and not route.python:
-                    continue  # C++ routes run our build only
-                cell = Cell(target.label, route.name, wl.name, mode, nt, batch)
-                reason = self._skip(target, route, wl, mode, batch, prev.get(target.label))
-                if reason is None:
-                    self._measure(cell, target, route, wl, prev)
-                else:
-                    cell.status, cell.reason = "n/a", reason
-                self.cells.append(cell)
+        """One cell on every target; ``prev`` holds the row's last measured batch per target."""
+        for target in targets:
+            if target.label != "ours" and not route.python:
+                continue  # C++ routes run our build only
+            cell = Cell(target.label, route.name, wl.name, mode, nt, batch)
+            reason = self._skip(target, route, wl, mode, batch, prev.get(target.label))
+            if reason is None:
+                self._measure(cell, target, route, wl, prev)
+            else:
+                cell.status, cell.reason = "n/a", reason
+            self.cells.append(cell)
 
     def _skip(
         self,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import torch
 
-from neml2.aoti.compile import _pipeline, compile_model, read_metadata
+from neml2.aoti.compile import _pipeline, cli, compile_model, read_metadata
 from neml2.aoti.compile._elf import has_exec_stack
 from neml2.aoti.compile.testing import SCENARIOS
 from neml2.hit import parse_file
@@ -94,3 +94,34 @@ def test_cached_recompile(
     on_disk = json.loads((tmp_path / "b" / "model" / "metadata.json").read_text())
     assert on_disk == meta
     assert (tmp_path / "b" / "model_aoti.i").is_file()
+
+
+class _Lowered(Exception):
+    """Raised by the stand-in lowering: the pipeline tried to lower graphs."""
+
+
+def test_no_cache_and_jobs_reach_the_lowering(
+    scenario_file: Any,
+    artifact: Callable[[str], Path],
+    dtype_name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    artifact("elasticity")
+    kw = dict(SCENARIOS["elasticity"], dtype=dtype_name, progress=None)
+    compile_model(scenario_file("elasticity"), output_dir=tmp_path / "warm", **kw)  # cache filled
+    calls: list[tuple[list[str], int]] = []
+
+    def fake_lower_all(jobs: Any, leaf: Path, n_jobs: int = 1, progress: Any = None) -> None:
+        calls.append((sorted(j.filename for j in jobs), n_jobs))
+        raise _Lowered
+
+    monkeypatch.setattr(_pipeline, "lower_all", fake_lower_all)
+    argv = [str(scenario_file("elasticity")), "--model", "model", "-p", "model.E",
+            "-d", "stress:strain", "-d", "stress:model.E", "--dtype", dtype_name,
+            "--output-dir", str(tmp_path / "out"), "-q", "-j", "2"]  # fmt: skip
+    assert cli.main(argv) == 0  # the same request: served from the cache, nothing lowered
+    assert calls == []
+    with pytest.raises(_Lowered):
+        cli.main([*argv, "--no-cache"])
+    assert calls == [(["model.pt2", "model_jvp.pt2", "model_pjac.pt2"], 2)]

@@ -213,6 +213,9 @@ from neml2.tensors._logic import (
 from neml2.tensors._primitive import (
     PrimitiveTensor as PrimitiveTensor,
 )
+from neml2.tensors._projectors import (
+    projectors as mandel_projectors,
+)
 from neml2.tensors._pytree import register as _register
 from neml2.tensors._reduce import (
     cat as cat,
@@ -389,6 +392,7 @@ __all__ = [
     "logspace",
     "lt",
     "macaulay",
+    "mandel_projectors",
     "mandel_rotation",
     "mean",
     "norm",

@@ -9,6 +9,7 @@ write ``metadata.json`` and the stub. Progress lines ``[k/N] <file>`` go to ``pr
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import shutil
@@ -166,6 +167,15 @@ def _versions() -> dict[str, Any]:
     }
 
 
+def _load_fingerprint(entry: str) -> str:
+    """A ``--load`` entry for the cache key: its path and a hash of its content (when a file),
+    so an edited extension module is never served stale graphs."""
+    f = Path(entry)
+    if not f.is_file():
+        return entry
+    return f"{entry}#{hashlib.sha256(f.read_bytes()).hexdigest()[:16]}"
+
+
 def compile_model(
     input_file: str | Path,
     *,
@@ -222,7 +232,7 @@ def compile_model(
         "model": model, "driver": driver, "promote": sorted(set(promote)),
         "derivatives": list(derivatives), "example_batch_shape": example_batch_shape,
         "dynamic_batch": dynamic_batch, "renames": [list(rename_inputs), list(rename_outputs),
-        list(rename_parameters)], "dtype": dtype,
+        list(rename_parameters)], "dtype": dtype, "load": [_load_fingerprint(x) for x in load],
     }  # fmt: skip
     results: list[tuple[str, Path, list[Path], dict[str, Any]]] = []
     counter = [0]
