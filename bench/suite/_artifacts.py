@@ -9,6 +9,7 @@ and ``d stress / d strain`` (the consistent tangent a finite-element host needs)
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -71,9 +72,13 @@ class Artifacts:
             why = "--quick compiles only elasticity; a full run caches this artifact"
             return CompileRecord(target.label, name, "n/a", why)
         folder.mkdir(parents=True, exist_ok=True)
-        cmd = [*exe, "--model", "model", "-d", "stress:strain", "--dtype", "float64"]
+        # both installations: 2 lowering jobs (this machine's cores), a cold compile (an empty
+        # neml2-compile cache, so a previous run's cache entry is never what gets timed)
+        cmd = [*exe, "--model", "model", "-d", "stress:strain", "--dtype", "float64", "-j", "2"]
         cmd += ["--device", "cpu", "--output-dir", str(folder), str(self.inputs / f"{name}.i")]
-        res = _proc.run(cmd, _proc.thread_env(2), COMPILE_TIMEOUT, cwd=str(folder))
+        with tempfile.TemporaryDirectory(prefix="neml2-bench-cache-") as cache:
+            env = {**_proc.thread_env(2), "NEML2_COMPILE_CACHE": cache}
+            res = _proc.run(cmd, env, COMPILE_TIMEOUT, cwd=str(folder))
         if res.returncode != 0 or not (folder / "model_aoti.i").exists():
             return CompileRecord(target.label, name, "n/a", f"neml2-compile: {res.failure()}")
         rec = CompileRecord(target.label, name, "ok", "", res.wall, res.maxrss_mb)

@@ -47,6 +47,11 @@ def _to_batch(t: torch.Tensor, b: Any, trailing: Sequence[int]) -> torch.Tensor:
     return t.contiguous()
 
 
+def _first_row(t: torch.Tensor, trailing: Sequence[int]) -> torch.Tensor:
+    """The first batch row of a batch-independent block, as ``(1, *trailing)``."""
+    return t.reshape((-1, *trailing))[:1] if t.ndim > len(trailing) else t
+
+
 def _param_blocks(
     outs: Sequence[torch.Tensor], thetas: Sequence[torch.Tensor], b: Any
 ) -> list[list[torch.Tensor | None]]:
@@ -85,6 +90,9 @@ class ForwardGraph(nn.Module):
         self.types = dict(prep.model.input_spec)
         self.pairs = list(prep.pairs)
         self.param_pairs = list(prep.param_pairs)
+        #: per pair of the jvp graph: the block depends on no input value (a constant tangent such
+        #: as a fixed stiffness) and is emitted as (1, ...); set by the pipeline after a first export
+        self.batch_independent = [False] * len(self.pairs)
 
     def _pdict(self, ps: Sequence[torch.Tensor]) -> dict[str, torch.Tensor]:
         return {f"m.{p.internal}": t for p, t in zip(self.params, ps, strict=True)}
@@ -130,9 +138,11 @@ class ForwardGraph(nn.Module):
             _to_batch(outs[v.name].data, b, (*v.sub_batch_shape, *v.base_shape)) for v in self.outs
         )
         shapes = {v.name: v.base_shape for v in (*self.ins, *self.outs)}
-        jvp_blocks = tuple(
-            _to_batch(jac[o][i].data, b, (*shapes[o], *shapes[i])) for o, i in self.pairs
-        )
+        jvp_blocks: list[torch.Tensor] = []
+        for (o, i), const in zip(self.pairs, self.batch_independent, strict=True):
+            t, trailing = jac[o][i].data, (*shapes[o], *shapes[i])
+            jvp_blocks.append(_to_batch(_first_row(t, trailing), 1, trailing) if const else
+                          _to_batch(t, b, trailing))  # fmt: skip
         return (*values, *jvp_blocks)
 
 

@@ -114,6 +114,22 @@ def export_graph(
     raise last
 
 
+def input_independent_outputs(ep: torch.export.ExportedProgram) -> list[bool]:
+    """Per graph output: True when its value depends on no user input's values (only on
+    constants and on input sizes, e.g. a constant block expanded to the batch)."""
+    user = set(ep.graph_signature.user_inputs)
+    dep: dict[Any, bool] = {}
+    for node in ep.graph.nodes:  # topological order
+        if node.op == "placeholder":
+            dep[node] = node.name in user
+        elif node.op == "call_function" and node.target is torch.ops.aten.sym_size.int:
+            dep[node] = False
+        else:
+            dep[node] = any(dep[a] for a in node.all_input_nodes)
+    out = next(n for n in ep.graph.nodes if n.op == "output")
+    return [not dep.get(a, False) for a in out.args[0]]
+
+
 def _lower(program: Any, path: str) -> str:
     if isinstance(program, str):
         program = torch.export.load(program)

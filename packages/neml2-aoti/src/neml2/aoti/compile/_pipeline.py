@@ -22,7 +22,14 @@ import torch
 
 from neml2.aoti.compile._cache import cache_key, entry_lock, load_entry, store_entry
 from neml2.aoti.compile._errors import CompileError
-from neml2.aoti.compile._lower import GraphJob, copied_inputs, export_graph, lower_all
+from neml2.aoti.compile._graphs import ForwardGraph
+from neml2.aoti.compile._lower import (
+    GraphJob,
+    copied_inputs,
+    export_graph,
+    input_independent_outputs,
+    lower_all,
+)
 from neml2.aoti.compile._metadata import FORMAT, SCHEMA_VERSION, merge_leaves, write_metadata
 from neml2.aoti.compile._plan import Plan, Renames, plan
 from neml2.aoti.compile._prepare import Prepared, prepare
@@ -305,6 +312,8 @@ def _build_leaf(
     min_batch = 1
     for fname, adapter, example in pl.graphs:
         ep, mb = export_graph(adapter, example, dynamic)
+        if isinstance(adapter, ForwardGraph) and adapter.mode == "jvp":
+            ep, mb = _constant_blocks_once(adapter, ep, mb, pl.segment, example, dynamic)
         pred = pl.segment.get("predictor")
         if pred is not None and pl.segment["graphs"].get("predictor") == fname:
             copies = copied_inputs(ep)
@@ -324,6 +333,27 @@ def _build_leaf(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return [leaf / j.filename for j in todo]
+
+
+def _constant_blocks_once(
+    adapter: ForwardGraph,
+    ep: torch.export.ExportedProgram,
+    min_batch: int,
+    segment: dict[str, Any],
+    example: list[torch.Tensor],
+    dynamic: bool,
+) -> tuple[torch.export.ExportedProgram, int]:
+    """Re-export a jvp graph whose blocks depend on no input value (a constant stiffness) so that
+    they leave it as ``(1, ...)`` and flag them ``batch_independent`` in the segment metadata."""
+    n_values = len(adapter.outs)
+    flags = input_independent_outputs(ep)[n_values:]
+    if not any(flags):
+        return ep, min_batch
+    adapter.batch_independent = flags
+    for pair, const in zip(segment["jacobian_pairs"], flags, strict=True):
+        if const:
+            pair["batch_independent"] = True
+    return export_graph(adapter, example, dynamic)
 
 
 def _copy_leaf(
