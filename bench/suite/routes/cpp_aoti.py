@@ -20,6 +20,7 @@ class CppAoti(Route):
     name = "cpp-aoti"
     cost = 2
     python = False
+    program = "bench_aoti"  # in bench/cpp
 
     def unavailable(self, target: Target, workload: Workload, mode: str) -> str | None:
         if not target.info.get("aoti_model"):
@@ -37,7 +38,7 @@ class CppAoti(Route):
         art = ctx.artifacts.get(target, workload)
         if not isinstance(art, Artifact):
             return art
-        return {"exe": str(folder / "bench_aoti"), "artifact": str(art.folder)}
+        return {"exe": str(folder / self.program), "artifact": str(art.folder)}
 
     def command(self, target: Target, request: dict[str, Any]) -> list[str]:
         return [request["exe"], *(str(request[k]) for k in ARGS)]

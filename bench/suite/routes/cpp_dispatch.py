@@ -1,15 +1,14 @@
-"""cpp-dispatch: ``neml2::aoti::DispatchedModel`` (chunked, multi-device) from C++."""
+"""cpp-dispatch: ``neml2::aoti::DispatchedModel`` from C++ (``bench/cpp/bench_dispatch.cpp``).
+
+The cpp-aoti artifact through ``SimpleScheduler{cpu, default_chunk_size}``, the scheduler
+``neml2::aoti::load_model`` uses by default.
+"""
 
 from __future__ import annotations
 
-from bench.suite._target import Target
-from bench.suite._workloads import Workload
-from bench.suite.routes._route import Route
+from bench.suite.routes.cpp_aoti import CppAoti
 
 
-class CppDispatch(Route):
+class CppDispatch(CppAoti):
     name = "cpp-dispatch"
-    python = False
-
-    def unavailable(self, target: Target, workload: Workload, mode: str) -> str | None:
-        return "neml2::aoti::DispatchedModel is not implemented yet"
+    program = "bench_dispatch"

@@ -24,7 +24,8 @@ NEML2_AOTI_EXPORT std::filesystem::path stub_artifact_path(const std::filesystem
                                                            const std::string & name);
 
 /// Rows per chunk of load_model's default scheduler. Measured (Chaboche step, B = 1e5, one torch
-/// thread): chunks of 1000 / 2000 / 5000 / 10000 took 0.49 / 0.65 / 0.80 / 0.92 of a direct call
+/// thread, tests/cpp/dispatch/bench_dispatch.cpp): chunks of 500 / 1000 / 2000 / 5000 / 10000 /
+/// 50000 took 0.31 / 0.34 / 0.37 / 0.41 / 0.48 / 0.93 of a direct call
 /// (cache-resident working set, smaller all-reduce Newton groups); a batch up to this size is one
 /// direct call.
 inline constexpr int64_t default_chunk_size = 1000;
