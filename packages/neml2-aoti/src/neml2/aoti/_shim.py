@@ -219,7 +219,28 @@ class AOTIModel(nn.Module):
         """``(outputs, J)`` with ``J[out][in]`` a tensor ``(*batch, *out_base, *in_base)``."""
         raw, dyn = self._unwrap(self._pick(inputs))
         outs, J = self._inner.jacobian(raw)
-        return self._wrap_outputs(outs, dyn), J
+        return self._wrap_outputs(outs, dyn), self._batched_blocks(outs, J)
+
+    def _batched_blocks(
+        self, outs: Mapping[str, torch.Tensor], J: dict[str, dict[str, torch.Tensor]]
+    ) -> dict[str, dict[str, torch.Tensor]]:
+        """Batch-independent blocks (a constant stiffness, returned once by the runtime) as
+        zero-copy views ``(*batch, *out_base, *in_base)``, the layout py-eager returns."""
+        inner = self._inner
+        out_tr = {
+            n: len(b) + len(s)
+            for n, b, s in zip(
+                inner.output_names, inner.output_base_shapes, self._out_sub, strict=True
+            )
+        }
+        in_tr = {n: len(b) + len(s) for n, b, s in
+                 zip(inner.input_names, inner.input_base_shapes, self._in_sub, strict=True)}  # fmt: skip
+        for o, row in J.items():
+            batch = outs[o].shape[: outs[o].ndim - out_tr[o]]
+            for i, block in row.items():
+                if batch and block.ndim == out_tr[o] + in_tr[i]:
+                    row[i] = block.expand(*batch, *block.shape)
+        return J
 
     def param_jacobian(self, inputs: Mapping[str, Any]) -> dict[str, dict[str, torch.Tensor]]:
         """``J[out][param]`` blocks ``(*batch, *out_base, *param_base)`` (compiled pairs)."""
