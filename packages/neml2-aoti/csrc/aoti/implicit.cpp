@@ -51,17 +51,20 @@ unpack(const std::vector<PackedVar> & layout,
   }
 }
 
-/// A at the converged point: Newton's last evaluation when it was there, else one graph call.
+/// A at the converged point: Newton's last evaluation when it was there, else one graph call
+/// whose result is kept in the call state (input and parameter IFT then share it).
 at::Tensor
 converged_jacobian(const ImplicitSegment & seg,
-                   const CallState & s,
+                   CallState & s,
                    SegmentProblem & problem,
                    const at::Tensor & u)
 {
   auto it = s.converged.find(&seg);
   if (it != s.converged.end() && it->second.second.defined() && at::equal(it->second.first, u))
     return it->second.second;
-  return problem.residual_and_jacobian(u).second;
+  auto A = problem.residual_and_jacobian(u).second;
+  s.converged[&seg] = {u, A};
+  return A;
 }
 } // namespace
 
