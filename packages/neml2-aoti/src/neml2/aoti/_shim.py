@@ -111,6 +111,15 @@ class AOTIModel(nn.Module):
         self._in_sub = _sub_batch_shapes(root, "inputs", len(ins))
         self._out_sub = _sub_batch_shapes(root, "outputs", len(outs))
         self._device, self._dtype = inner.device, inner.dtype
+        #: variable name -> number of trailing (sub-batch + base) axes
+        self._out_trailing = {
+            n: len(b) + len(s)
+            for n, b, s in zip(outs, inner.output_base_shapes, self._out_sub, strict=True)
+        }
+        self._in_trailing = {
+            n: len(b) + len(s)
+            for n, b, s in zip(ins, inner.input_base_shapes, self._in_sub, strict=True)
+        }
         self._in_vars = [
             (n, cls, sub)
             for (n, cls), sub in zip(self.input_spec.items(), self._in_sub, strict=True)
@@ -226,15 +235,7 @@ class AOTIModel(nn.Module):
     ) -> dict[str, dict[str, torch.Tensor]]:
         """Batch-independent blocks (a constant stiffness, returned once by the runtime) as
         zero-copy views ``(*batch, *out_base, *in_base)``, the layout py-eager returns."""
-        inner = self._inner
-        out_tr = {
-            n: len(b) + len(s)
-            for n, b, s in zip(
-                inner.output_names, inner.output_base_shapes, self._out_sub, strict=True
-            )
-        }
-        in_tr = {n: len(b) + len(s) for n, b, s in
-                 zip(inner.input_names, inner.input_base_shapes, self._in_sub, strict=True)}  # fmt: skip
+        out_tr, in_tr = self._out_trailing, self._in_trailing
         for o, row in J.items():
             batch = outs[o].shape[: outs[o].ndim - out_tr[o]]
             for i, block in row.items():
