@@ -3,6 +3,7 @@
 #include "neml2/csrc/aoti/Model.h"
 
 #include "model_impl.h"
+#include "neml2/csrc/aoti/allocator.h"
 #include "neml2/csrc/aoti/guard.h"
 
 namespace neml2::aoti
@@ -12,6 +13,7 @@ namespace
 std::unique_ptr<ModelImpl>
 load(const std::filesystem::path & root, c10::Device device, c10::ScalarType dtype)
 {
+  keep_large_allocations();
   return guard("aoti::Model", [&] { return std::make_unique<ModelImpl>(root, device, dtype); });
 }
 } // namespace

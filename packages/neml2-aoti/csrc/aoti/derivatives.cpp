@@ -62,6 +62,16 @@ ModelImpl::requested_inputs() const
 std::vector<at::Tensor>
 ModelImpl::run_jvp(const ForwardSegment & seg, CallState & s) const
 {
+  if (!seg.jvp) // every block folded: the value graph and the constants
+  {
+    run_forward(seg, s);
+    std::vector<at::Tensor> out;
+    for (int id : seg.outputs)
+      out.push_back(s.slots[id]);
+    for (const auto & pr : seg.pairs)
+      out.push_back(pr.constant);
+    return out;
+  }
   std::vector<at::Tensor> args;
   for (int id : seg.inputs)
     args.push_back(s.slots[id]);
@@ -76,7 +86,7 @@ ModelImpl::run_jvp(const ForwardSegment & seg, CallState & s) const
 bool
 ModelImpl::fast_jacobian(CallState & s, VariablePairJacobian & J) const
 {
-  if (segments.size() != 1 || segments[0].implicit || !segments[0].fwd.jvp)
+  if (segments.size() != 1 || segments[0].implicit || !segments[0].fwd.has_jvp())
     return false;
   const auto & seg = segments[0].fwd;
   auto out = run_jvp(seg, s);
@@ -133,7 +143,7 @@ ModelImpl::run_with_carrier(CallState & s, const std::vector<int> & requested)
       run_forward(f, s);
       continue;
     }
-    if (!f.jvp)
+    if (!f.has_jvp())
       throw FatalError("segment " + std::to_string(k) +
                        " has no _jvp graph but lies on a requested derivative path; recompile "
                        "with neml2-compile -d");

@@ -201,6 +201,49 @@ struct MetadataReader
     return out;
   }
 
+  /// jacobian_pairs[k].value (a constant block folded at compile time, row-major
+  /// (*out_base, *in_base)) as a (1, *out_trailing, *in_trailing) tensor of the model's dtype.
+  void fold_constants(const json::Value & e, ForwardSegment & f, const std::string & what)
+  {
+    const auto * a = e.find("jacobian_pairs");
+    if (!a)
+      return;
+    const auto & entries = a->as_array(what + ".jacobian_pairs");
+    std::size_t folded = 0;
+    for (std::size_t k = 0; k < entries.size(); ++k)
+    {
+      const auto * v = entries[k].find("value");
+      if (!v)
+        continue;
+      const auto key = what + ".jacobian_pairs[" + std::to_string(k) + "].value";
+      const auto & out = m.vars[f.pairs[k].out];
+      const auto & in = m.vars[f.pairs[k].in];
+      const auto & xs = v->as_array(key);
+      if (static_cast<int64_t>(xs.size()) != out.size * in.size)
+        throw FatalError(src + ": " + key + " has " + std::to_string(xs.size()) +
+                         " numbers, expected " + std::to_string(out.size * in.size) + " for d(" +
+                         out.name + ")/d(" + in.name + "); recompile the artifact");
+      std::vector<double> data;
+      data.reserve(xs.size());
+      for (const auto & x : xs)
+        data.push_back(x.as_double(key));
+      std::vector<int64_t> shape{1};
+      for (auto d : out.trailing())
+        shape.push_back(d);
+      for (auto d : in.trailing())
+        shape.push_back(d);
+      f.pairs[k].constant = at::tensor(data, at::kDouble)
+                                .reshape(shape)
+                                .to(at::TensorOptions().dtype(m.dtype).device(m.device));
+      f.pairs[k].batch_independent = true;
+      ++folded;
+    }
+    if (folded > 0 && folded != f.pairs.size())
+      throw FatalError(src + ": " + what +
+                       ".jacobian_pairs: either every pair or none carries a folded value");
+    f.constant_jvp = folded > 0 && !f.jvp;
+  }
+
   void forward_segment(const json::Value & e, Segment & seg, const std::string & what)
   {
     auto & f = seg.fwd;
@@ -214,8 +257,10 @@ struct MetadataReader
     f.pjac = graph(e, "pjac");
     f.pairs = pairs(e, "jacobian_pairs", false);
     f.param_pairs = pairs(e, "param_jacobian_pairs", true);
-    if (!f.pairs.empty() && !f.jvp)
-      throw FatalError(src + ": " + what + " lists jacobian_pairs but has no graphs.jvp");
+    fold_constants(e, f, what);
+    if (!f.pairs.empty() && !f.has_jvp())
+      throw FatalError(src + ": " + what +
+                       " lists jacobian_pairs but has no graphs.jvp (nor a value for every pair)");
     if (!f.param_pairs.empty() && !f.pjac)
       throw FatalError(src + ": " + what + " lists param_jacobian_pairs but has no graphs.pjac");
   }

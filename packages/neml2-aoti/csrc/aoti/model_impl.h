@@ -51,6 +51,9 @@ struct PairInfo
   int out = -1; // slot id
   int in = -1;  // slot id, or parameter index for parameter pairs
   bool batch_independent = false;
+  /// A folded constant block (metadata "value"): (1, *out_trailing, *in_trailing), as the jvp
+  /// graph would return it; undefined when the block comes from a graph.
+  at::Tensor constant;
 };
 
 /// A promoted parameter.
@@ -77,6 +80,10 @@ struct ForwardSegment
   std::vector<int> params; // parameter indices, fed after the inputs
   std::unique_ptr<Graph> value, jvp, pjac;
   std::vector<PairInfo> pairs, param_pairs;
+  /// Every Jacobian block is a folded constant: the value graph plus those constants stand in
+  /// for a jvp graph.
+  bool constant_jvp = false;
+  bool has_jvp() const { return jvp || constant_jvp; }
 };
 
 struct ImplicitSegment

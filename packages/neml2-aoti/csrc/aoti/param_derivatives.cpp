@@ -60,7 +60,7 @@ ModelImpl::param_jacobian(const TensorMap & inputs, const TensorMap & overrides)
     bool indirect = false;
     for (int id : f.inputs)
       indirect = indirect || dstate[id].defined();
-    if (indirect && !f.jvp)
+    if (indirect && !f.has_jvp())
       throw FatalError("segment " + std::to_string(k) +
                        " has no _jvp graph but lies on a requested parameter-derivative path; "
                        "recompile with neml2-compile -d");

@@ -16,6 +16,7 @@
 
 #include "neml2/csrc/aoti/Exception.h"
 #include "neml2/csrc/aoti/canonical.h"
+#include "neml2/csrc/aoti/allocator.h"
 #include "neml2/csrc/aoti/env.h"
 #include "neml2/csrc/aoti/guard.h"
 
@@ -131,6 +132,9 @@ PYBIND11_MODULE(_aoti, m)
   m.def("capture_solve_failure",
         &capture_solve_failure,
         "Whether NEML2_CAPTURE_SOLVE_FAILURE is truthy.");
+  m.def("keep_large_allocations",
+        &keep_large_allocations,
+        "Apply the process's large-allocation policy (once); whether it is active.");
   m.def("_throw",
         &throw_for_test,
         py::arg("kind"),

@@ -1,5 +1,7 @@
-"""Constant Jacobian blocks (a baked stiffness): found on the exported jvp graph, re-exported as
-``(1, ...)`` and flagged ``batch_independent``; exports only, no lowering."""
+"""Constant Jacobian blocks (a baked stiffness): found on the exported jvp graph and flagged
+``batch_independent``; when every block is constant their values move into the metadata and the
+jvp graph is dropped, otherwise it is re-exported with them as ``(1, ...)``. Exports only, no
+lowering."""
 
 from __future__ import annotations
 
@@ -23,19 +25,39 @@ def _jvp(scenario_file: Any, dtype: torch.dtype, promote: list[str]) -> tuple[An
     return pl, (adapter, example)
 
 
-def test_baked_stiffness_block_is_constant(scenario_file: Any, dtype: torch.dtype) -> None:
+def test_baked_stiffness_block_is_folded_into_the_metadata(
+    scenario_file: Any, dtype: torch.dtype
+) -> None:
     pl, (adapter, example) = _jvp(scenario_file, dtype, [])
     ep, mb = export_graph(adapter, example, True)
     assert input_independent_outputs(ep) == [False, True]  # stress depends on strain, block not
-    ep, _ = _constant_blocks_once(adapter, ep, mb, pl.segment, example, True)
-    assert pl.segment["jacobian_pairs"][0]["batch_independent"] is True
+    assert _constant_blocks_once(adapter, ep, mb, pl.segment, example, True) is None
+    assert "jvp" not in pl.segment["graphs"]  # no graph: value graph + folded constant
+    pair = pl.segment["jacobian_pairs"][0]
+    assert pair["batch_independent"] is True
+    block = torch.tensor(pair["value"], dtype=torch.float64).reshape(6, 6)
+    eager = neml2.load_model(scenario_file("elasticity"), "model", dtype=torch.float64)
+    x = torch.rand(5, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    _, J = eager.jacobian({"strain": SR2(x)})
+    rtol = 1e-12 if dtype == torch.float64 else 1e-6
+    torch.testing.assert_close(block.expand(5, 6, 6), J["stress"]["strain"].data.detach(),
+                               rtol=rtol, atol=0.0)  # fmt: skip
+
+
+def test_partly_constant_blocks_stay_in_a_reexported_graph(
+    scenario_file: Any, dtype: torch.dtype
+) -> None:
+    """A graph mixing constant and per-point blocks emits the constant ones as ``(1, ...)`` (the
+    flag is set by hand here, on the one block of the baked model)."""
+    _, (adapter, example) = _jvp(scenario_file, dtype, [])
+    adapter.batch_independent = [True]
+    ep, _ = export_graph(adapter, example, True)
     x = torch.rand(5, 6, dtype=dtype, generator=torch.Generator().manual_seed(1))
     stress, block = ep.module()(x)
     assert block.shape == (1, 6, 6)
     eager = neml2.load_model(scenario_file("elasticity"), "model", dtype=dtype)
     _, J = eager.jacobian({"strain": SR2(x)})
-    ref = J["stress"]["strain"].data.expand(5, 6, 6)
-    torch.testing.assert_close(block.expand(5, 6, 6), ref)
+    torch.testing.assert_close(block.expand(5, 6, 6), J["stress"]["strain"].data.detach())
     torch.testing.assert_close(stress, eager.call_by_name({"strain": SR2(x)})["stress"].data)
 
 

@@ -1,10 +1,12 @@
-"""A baked-stiffness artifact: the Jacobian block leaves the graph once (``batch_independent``);
-``neml2.aoti.Model`` returns it as ``(6, 6)``, the ``AOTIModel`` shim as a ``(*batch, 6, 6)`` view,
-both equal to py-eager's Jacobian."""
+"""A baked-stiffness artifact: the constant Jacobian block is folded into the metadata (no jvp
+graph); ``neml2.aoti.Model`` returns it as ``(6, 6)``, the ``AOTIModel`` shim as a
+``(*batch, 6, 6)`` view, both equal to py-eager's Jacobian; a corrupted folded value is a
+FatalError naming it."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 import torch
 
 import neml2
-from neml2.aoti import Model
+from neml2.aoti import FatalError, Model
 from neml2.aoti.compile import compile_model
 from neml2.tensors import SR2
 
@@ -36,7 +38,11 @@ def test_block_is_flagged_and_returned_once(
     baked: Path, scenario_file: Callable[[str], Path], device: torch.device, dtype: torch.dtype
 ) -> None:
     meta = json.loads((baked / "model" / "metadata.json").read_text())
-    assert meta["segments"][0]["jacobian_pairs"][0]["batch_independent"] is True
+    seg = meta["segments"][0]
+    assert seg["jacobian_pairs"][0]["batch_independent"] is True
+    assert seg["graphs"] == {"value": "model.pt2"}
+    leaf = baked / "model" / device.type / str(dtype).removeprefix("torch.")
+    assert sorted(p.name for p in leaf.iterdir()) == ["model.pt2"]
     x = torch.rand(5, 6, dtype=dtype, device=device)
     _, J = Model(str(baked / "model"), device, dtype).jacobian({"strain": x})
     block = J["stress"]["strain"]
@@ -63,3 +69,29 @@ def test_shim_expands_to_the_batch(
     assert got.shape == ref.shape == (*batch, 6, 6)
     assert got.stride()[: len(batch)] == (0,) * len(batch)  # a view of the one block
     torch.testing.assert_close(got, ref)
+
+
+def test_jvp_applies_the_folded_block(
+    baked: Path, scenario_file: Callable[[str], Path], device: torch.device, dtype: torch.dtype
+) -> None:
+    x = torch.rand(5, 6, dtype=dtype, device=device)
+    v = torch.rand(5, 6, dtype=dtype, device=device)
+    values, tangents = Model(str(baked / "model"), device, dtype).jvp({"strain": x}, {"strain": v})
+    eager = neml2.load_model(scenario_file("elasticity"), "model", device=device, dtype=dtype)
+    out, Je = eager.jacobian({"strain": SR2(x)})
+    ref = (Je["stress"]["strain"].data @ v.unsqueeze(-1)).squeeze(-1)
+    torch.testing.assert_close(tangents["stress"], ref.detach())
+    torch.testing.assert_close(values["stress"], out["stress"].data.detach())
+
+
+def test_folded_value_of_the_wrong_size(
+    baked: Path, tmp_path: Path, device: torch.device, dtype: torch.dtype
+) -> None:
+    root = tmp_path / "model"
+    shutil.copytree(baked / "model", root)
+    meta = root / "metadata.json"
+    data = json.loads(meta.read_text())
+    data["segments"][0]["jacobian_pairs"][0]["value"].pop()
+    meta.write_text(json.dumps(data))
+    with pytest.raises(FatalError, match=r"jacobian_pairs\[0\]\.value has 35 numbers, expected 36"):
+        Model(str(root), device, dtype)

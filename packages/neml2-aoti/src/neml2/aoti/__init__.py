@@ -22,6 +22,7 @@ from neml2.aoti._aoti import Model as Model
 from neml2.aoti._aoti import canonicalize_inputs as canonicalize_inputs
 from neml2.aoti._aoti import capture_solve_failure as capture_solve_failure
 from neml2.aoti._aoti import env_truthy as env_truthy
+from neml2.aoti._aoti import keep_large_allocations as keep_large_allocations
 from neml2.aoti._errors import ConvergenceError as ConvergenceError
 from neml2.aoti._errors import FatalError as FatalError
 from neml2.aoti._paths import cmake_prefix_path as cmake_prefix_path

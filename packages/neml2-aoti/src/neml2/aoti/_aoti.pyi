@@ -24,6 +24,9 @@ def env_truthy(value: str | None) -> bool:
 def capture_solve_failure() -> bool:
     """Whether ``NEML2_CAPTURE_SOLVE_FAILURE`` is truthy."""
 
+def keep_large_allocations() -> bool:
+    """Apply the process's large-allocation policy (once); whether it is active."""
+
 def _throw(
     kind: str,
     message: str,

@@ -33,6 +33,9 @@ from neml2.models.chain_rule import (
 )
 from neml2.schema import HitSchema
 from neml2.tensors import TensorWrapper
+from neml2.tensors._allocator import keep_large_allocations
+
+keep_large_allocations()  # batch-sized buffers are reused, not page-faulted on every call
 
 __all__ = [
     "ChainRuleAction",

@@ -211,7 +211,8 @@ def compile_model(
     Writes ``<output_dir>/<name>/metadata.json``, ``<output_dir>/<name>/<device>/<dtype>/*.pt2``
     and (``stub``) ``<output_dir>/<name>_aoti.i``. Raises :class:`CompileError` on a bad request.
     ``plan_only``: validate, plan and write metadata and stub, but export and lower nothing
-    (the progress lines then list the graphs that a compile would write).
+    (the progress lines then list the graphs that a compile would plan; a jvp graph whose blocks
+    all turn out constant on export is then folded into the metadata, not written).
     """
     from neml2.cli._common import apply_loads
 
@@ -313,7 +314,11 @@ def _build_leaf(
     for fname, adapter, example in pl.graphs:
         ep, mb = export_graph(adapter, example, dynamic)
         if isinstance(adapter, ForwardGraph) and adapter.mode == "jvp":
-            ep, mb = _constant_blocks_once(adapter, ep, mb, pl.segment, example, dynamic)
+            folded = _constant_blocks_once(adapter, ep, mb, pl.segment, example, dynamic)
+            if folded is None:  # every block is a constant kept in the metadata: no graph
+                total[0] -= 1
+                continue
+            ep, mb = folded
         pred = pl.segment.get("predictor")
         if pred is not None and pl.segment["graphs"].get("predictor") == fname:
             copies = copied_inputs(ep)
@@ -342,17 +347,28 @@ def _constant_blocks_once(
     segment: dict[str, Any],
     example: list[torch.Tensor],
     dynamic: bool,
-) -> tuple[torch.export.ExportedProgram, int]:
-    """Re-export a jvp graph whose blocks depend on no input value (a constant stiffness) so that
-    they leave it as ``(1, ...)`` and flag them ``batch_independent`` in the segment metadata."""
+) -> tuple[torch.export.ExportedProgram, int] | None:
+    """Fold the Jacobian blocks of a jvp graph that depend on no input value (a constant
+    stiffness): each is flagged ``batch_independent``. When every block is constant, their values
+    go into the metadata (``jacobian_pairs[k].value``, row-major ``(*out_base, *in_base)``), the
+    runtime pairs them with the value graph, and ``None`` says no jvp graph is needed; otherwise
+    the graph is re-exported with the constant blocks as ``(1, ...)``."""
     n_values = len(adapter.outs)
     flags = input_independent_outputs(ep)[n_values:]
     if not any(flags):
         return ep, min_batch
-    adapter.batch_independent = flags
-    for pair, const in zip(segment["jacobian_pairs"], flags, strict=True):
+    pairs = segment["jacobian_pairs"]
+    for pair, const in zip(pairs, flags, strict=True):
         if const:
             pair["batch_independent"] = True
+    if all(flags):
+        with torch.no_grad():
+            blocks = ep.module()(*example)[n_values:]
+        for pair, block in zip(pairs, blocks, strict=True):
+            pair["value"] = block[0].detach().to("cpu", torch.float64).flatten().tolist()
+        del segment["graphs"]["jvp"]
+        return None
+    adapter.batch_independent = flags
     return export_graph(adapter, example, dynamic)
 
 
