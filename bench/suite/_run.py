@@ -35,7 +35,7 @@ class Budget:
 
 
 QUICK = Budget(cell_cap=60.0, run_limit=420.0, repeat=7, timing_budget=1.0)
-FULL = Budget(cell_cap=240.0, run_limit=1800.0, repeat=15, timing_budget=4.0)
+FULL = Budget(cell_cap=240.0, run_limit=2100.0, repeat=15, timing_budget=2.5)
 
 
 def _model_key(target: Target, route: Route, wl: Workload) -> tuple[str, str, str, str]:
@@ -63,14 +63,18 @@ class Runner:
     ) -> list[Cell]:
         rows = [(route, wl, mode) for route in sorted(routes, key=lambda r: r.cost)
                 for wl in workloads for mode in wl.modes]  # fmt: skip
-        batches = sorted({b for route, wl, _ in rows for b in route.batches(wl, quick)})
-        for nt in threads:
-            prev: dict[tuple[str, str, str], dict[str, tuple[int, float]]] = {}
+        prev: dict[tuple[str, str, str, int], dict[str, tuple[int, float]]] = {}
+        # cheap (forward-only) workloads first, then the Newton ones batch by batch, every thread
+        # count of a batch together: a run cut by its time limit loses the largest batches
+        for newton in (False, True):
+            group = [r for r in rows if r[1].newton == newton]
+            batches = sorted({b for route, wl, _ in group for b in route.batches(wl, quick)})
             for batch in batches:
-                for route, wl, mode in rows:
-                    if batch in route.batches(wl, quick):
-                        row_prev = prev.setdefault((route.name, wl.name, mode), {})
-                        self._cell(targets, route, wl, mode, nt, batch, row_prev)
+                for nt in threads:
+                    for route, wl, mode in group:
+                        if batch in route.batches(wl, quick):
+                            row_prev = prev.setdefault((route.name, wl.name, mode, nt), {})
+                            self._cell(targets, route, wl, mode, nt, batch, row_prev)
         return self.cells
 
     def _cell(
@@ -88,7 +92,7 @@ class Runner:
             if target.label != "ours" and not route.python:
                 continue  # C++ routes run our build only
             cell = Cell(target.label, route.name, wl.name, mode, nt, batch)
-            reason = self._skip(target, route, wl, mode, batch, prev.get(target.label))
+            reason = self._skip(target, route, wl, mode, nt, batch, prev.get(target.label))
             if reason is None:
                 self._measure(cell, target, route, wl, prev)
             else:
@@ -101,11 +105,16 @@ class Runner:
         route: Route,
         wl: Workload,
         mode: str,
+        nt: int,
         batch: int,
         prev: tuple[int, float] | None,
     ) -> str | None:
         if reason := route.unavailable(target, wl, mode):
             return reason
+        if route.max_threads is not None and nt > route.max_threads:
+            return f"{route.name} runs at {route.max_threads} thread(s) (its compile dominates)"
+        if nt > 1 and batch == 1:
+            return "one point: a second thread has nothing to share"
         for key in ((target.label, route.name, wl.name, mode), _model_key(target, route, wl)):
             if reason := self._dead.get(key):
                 return reason

@@ -25,6 +25,7 @@ class Route:
     name: ClassVar[str] = ""
     python: ClassVar[bool] = True  # False: runs our build only (not the --compare installation)
     cost: ClassVar[int] = 1  # run order: cheaper routes first (compiling routes later)
+    max_threads: ClassVar[int | None] = None  # None: every thread count of the run
 
     def unavailable(self, target: Target, workload: Workload, mode: str) -> str | None:
         """Why this route cannot run ``workload``/``mode`` on ``target`` (None: it can)."""
