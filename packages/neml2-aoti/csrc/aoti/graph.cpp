@@ -1,6 +1,7 @@
 #include "graph.h"
 
 #include <filesystem>
+#include <mutex>
 
 #include <c10/util/Exception.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
@@ -9,6 +10,19 @@
 
 namespace neml2::aoti
 {
+namespace
+{
+/// torch's AOTIModelPackageLoader is not safe to construct or destroy concurrently (it unpacks
+/// the package into a temporary folder): three threads loading their own Model at once failed
+/// with "No device information found" or crashed. Loads are one-off, so they take turns.
+std::mutex &
+loader_mutex()
+{
+  static std::mutex m;
+  return m;
+}
+} // namespace
+
 Graph::Graph(const std::string & path, const c10::Device & device)
   : _file(std::filesystem::path(path).filename().string())
 {
@@ -19,6 +33,7 @@ Graph::Graph(const std::string & path, const c10::Device & device)
   const c10::DeviceIndex index = device.is_cpu() ? -1 : device.index();
   try
   {
+    const std::lock_guard<std::mutex> lock(loader_mutex());
     _loader = std::make_unique<torch::inductor::AOTIModelPackageLoader>(
         path, "model", /*run_single_threaded=*/false, /*num_runners=*/1, index);
   }
@@ -32,7 +47,11 @@ Graph::Graph(const std::string & path, const c10::Device & device)
   }
 }
 
-Graph::~Graph() = default;
+Graph::~Graph()
+{
+  const std::lock_guard<std::mutex> lock(loader_mutex());
+  _loader.reset();
+}
 
 std::vector<at::Tensor>
 Graph::run(std::vector<at::Tensor> && inputs) const
