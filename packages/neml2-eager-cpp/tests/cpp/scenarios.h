@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -76,8 +78,11 @@ expect_close(const at::Tensor & a,
                 __LINE__,
                 what + ": shape " + c10::str(a.sizes()) + " != " + c10::str(b.sizes()));
   if (!at::allclose(a, b, rtol, atol))
-    check::fail(__FILE__,
-                __LINE__,
-                what + ": max |diff| = " + std::to_string((a - b).abs().max().item<double>()));
+  {
+    std::ostringstream msg;
+    msg << what << ": max |diff| = " << std::scientific << std::setprecision(3)
+        << (a - b).abs().max().item<double>() << " (rtol " << rtol << ", atol " << atol << ")";
+    check::fail(__FILE__, __LINE__, msg.str());
+  }
 }
 } // namespace scenarios
