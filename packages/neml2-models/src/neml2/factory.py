@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import keyword
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from neml2.schema import HitSchema, SchemaField
 __all__ = [
     "InputError",
     "InputFile",
+    "InputWarning",
     "kwargs_from_hit",
     "load_input",
     "load_model",
@@ -38,6 +40,10 @@ __all__ = [
 
 class InputError(ValueError):
     """Bad input file content (names the file, block and option at fault)."""
+
+
+class InputWarning(UserWarning):
+    """Input-file content that is accepted but has no effect (names the file, line and block)."""
 
 
 class MissingBlockError(KeyError):
@@ -171,6 +177,22 @@ class InputFile:
                 return child
         return None
 
+    def repeats(self, section: str, name: str) -> list[Section]:
+        """Later blocks ``[section/name]`` after the first (ignored: the first hit wins)."""
+        found = [c for sec in self.root.sections(section) for c in sec.sections(name)]
+        return found[1:]
+
+    def _warn_repeats(self, section: str, name: str, node: Section) -> None:
+        for rep in self.repeats(section, name):
+            fields = ", ".join(f.name for f in rep.fields()) or "no fields"
+            warnings.warn(
+                f"{_loc(rep)}: [{section}/{name}] repeats the block at {_loc(node)} and is "
+                f"ignored (the first definition wins, as in NEML2 v3): {fields}; merge it into "
+                "the first block",
+                InputWarning,
+                stacklevel=4,
+            )
+
     def names(self, section: str) -> list[str]:
         """Block names of a section, in file order."""
         out: list[str] = []
@@ -194,6 +216,7 @@ class InputFile:
         node = self.node(section, name)
         if node is None:
             raise MissingBlockError(f"No [{section}/{name}] found in {self.filename}")
+        self._warn_repeats(section, name, node)
         self._building.append(key)
         try:
             obj = self._build(section, name, node)

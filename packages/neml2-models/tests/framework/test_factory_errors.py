@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,22 @@ def test_missing_block() -> None:
     f = neml2.load_string("[Models]\n[]\n")
     with pytest.raises(KeyError, match=r"No \[Models/zz\] found in <string>"):
         f.get_model("zz")
+
+
+def test_repeated_block_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    # A second [Models/good] (in a repeated [Models] section): the first wins, as in NEML2 v3,
+    # and the warning names both places and the fields that have no effect.
+    f = _file(tmp_path, "", "[Models]\n[good]\n weights = 3\n[]\n[]\n")
+    with pytest.warns(neml2.factory.InputWarning) as rec:
+        model = f.get_model("good")
+    assert len(rec) == 1
+    msg = str(rec[0].message)
+    assert "bad.i:10: [Models/good] repeats the block at" in msg and "bad.i:3" in msg
+    assert "weights" in msg
+    assert float(dict(model.named_parameters())["weight_0"].detach()) == 1.0  # the default, not 3
+    with warnings.catch_warnings():  # cached: built and warned once
+        warnings.simplefilter("error")
+        assert f.get_model("good") is model
 
 
 def test_keyword_block_name(tmp_path: Path) -> None:
