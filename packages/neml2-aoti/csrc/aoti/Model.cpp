@@ -14,7 +14,10 @@ std::unique_ptr<ModelImpl>
 load(const std::filesystem::path & root, c10::Device device, c10::ScalarType dtype)
 {
   keep_large_allocations();
-  return guard("aoti::Model", [&] { return std::make_unique<ModelImpl>(root, device, dtype); });
+  auto impl = guard("aoti::Model", [&] { return std::make_unique<ModelImpl>(root, device, dtype); });
+  if (!device.is_cpu()) // row blocks help CPU caches; a GPU wants the whole batch per launch
+    impl->config.chunk_rows = 0;
+  return impl;
 }
 } // namespace
 
@@ -192,6 +195,9 @@ Model::set_solver_config(const SolverConfig & config)
         {
           if (!(config.atol >= 0) || !(config.rtol >= 0) || !(config.substep_del_tol >= 0))
             throw FatalError("set_solver_config: atol, rtol and substep_del_tol must be >= 0");
+          if (config.chunk_rows < 0)
+            throw FatalError("set_solver_config: chunk_rows must be >= 0 (0: no row blocks), got " +
+                             std::to_string(config.chunk_rows));
           if (config.miters < 1)
             throw FatalError("set_solver_config: miters must be >= 1, got " +
                              std::to_string(config.miters));

@@ -112,12 +112,16 @@ ModelImpl::run_implicit(const ImplicitSegment & seg, CallState & s)
     }
   }
   auto u0 = pack(seg.unknowns, s.slots, vars, B, "unknown");
-  SegmentProblem problem(seg, s, vars);
+  SegmentProblem problem(seg, s, vars, chunk_rows());
   NewtonTrace trace(config.collect_log);
   at::Tensor u;
   substepped = false;
   if (seg.max_substepping_level > 0)
-    u = substep_solve(seg, s, vars, config, u0, substepped);
+  {
+    auto cfg = config;
+    cfg.chunk_rows = chunk_rows();
+    u = substep_solve(seg, s, vars, cfg, u0, substepped);
+  }
   else
     u = newton_solve(problem, u0, config, trace);
   if (config.collect_log)
@@ -149,9 +153,9 @@ ModelImpl::implicit_ift(const ImplicitSegment & seg, CallState & s, std::vector<
                      "_jacobian_given graph; recompile with neml2-compile -d");
   const int64_t B = s.nbatch;
   const auto u = pack(seg.unknowns, s.slots, vars, B, "unknown");
-  SegmentProblem problem(seg, s, vars);
+  SegmentProblem problem(seg, s, vars, chunk_rows());
   const auto A = converged_jacobian(seg, s, problem, u);
-  const auto Bg = seg.jacobian_given->run(problem.args(u), 1)[0].reshape(
+  const auto Bg = problem.run_rows(*seg.jacobian_given, u, 1)[0].reshape(
       {B, seg.n_unknown, seg.n_given_columns});
   const auto opts = at::TensorOptions().dtype(dtype).device(device);
   auto dg = at::zeros({B, seg.n_given_columns, M}, opts);
@@ -181,9 +185,9 @@ ModelImpl::implicit_param_ift(const ImplicitSegment & seg,
                      "_dr_dparam graph; recompile with neml2-compile -d OUT:PARAM");
   const int64_t B = s.nbatch;
   const auto u = pack(seg.unknowns, s.slots, vars, B, "unknown");
-  SegmentProblem problem(seg, s, vars);
+  SegmentProblem problem(seg, s, vars, chunk_rows());
   const auto A = converged_jacobian(seg, s, problem, u);
-  const auto Bp = seg.dr_dparam->run(problem.args(u), 1)[0].reshape(
+  const auto Bp = problem.run_rows(*seg.dr_dparam, u, 1)[0].reshape(
       {B, seg.n_unknown, seg.n_param_columns});
   const auto opts = at::TensorOptions().dtype(dtype).device(device);
   auto drdp = at::zeros({B, seg.n_unknown, P}, opts);

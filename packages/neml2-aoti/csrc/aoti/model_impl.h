@@ -173,6 +173,14 @@ public:
   // ---- mutable ----
   TensorMap named_parameters;
   SolverConfig config;
+  /// Row block of the implicit-segment graphs: SolverConfig::chunk_rows, 0 for fixed-batch
+  /// graphs, at least 2 min_batch (so every equal block is a batch the graphs accept).
+  int64_t chunk_rows() const
+  {
+    if (fixed_batch >= 0 || config.chunk_rows <= 0)
+      return 0;
+    return std::max<int64_t>(config.chunk_rows, 2 * min_batch);
+  }
   std::vector<std::string> log;
   std::mutex mutex;
   /// Per parameter: its last per-batch broadcast (B, *shape), reused while the stored tensor

@@ -3,8 +3,9 @@
 
 #include <vector>
 
-#include <ATen/core/Tensor.h>
+#include <ATen/ATen.h>
 
+#include "graph.h"
 #include "model_impl.h"
 #include "newton.h"
 #include "neml2/csrc/aoti/Exception.h"
@@ -16,15 +17,21 @@ class SegmentProblem : public NewtonProblem
 {
 public:
   /// Givens and parameters bound explicitly: tail = (*givens, *params), each (B, ...).
-  SegmentProblem(const ImplicitSegment & seg, std::vector<at::Tensor> tail)
+  /// `chunk_rows` > 0: graphs run on row blocks of at most that many rows (run_rows).
+  SegmentProblem(const ImplicitSegment & seg, std::vector<at::Tensor> tail, int64_t chunk_rows)
     : _seg(seg),
-      _tail(std::move(tail))
+      _tail(std::move(tail)),
+      _chunk(chunk_rows)
   {
   }
 
   /// Givens from the call state.
-  SegmentProblem(const ImplicitSegment & seg, const CallState & s, const std::vector<VarInfo> & vars)
-    : _seg(seg)
+  SegmentProblem(const ImplicitSegment & seg,
+                 const CallState & s,
+                 const std::vector<VarInfo> & vars,
+                 int64_t chunk_rows)
+    : _seg(seg),
+      _chunk(chunk_rows)
   {
     _tail.reserve(seg.givens.size() + seg.params.size());
     for (const auto & g : seg.givens)
@@ -43,12 +50,12 @@ public:
   {
     if (!_seg.residual)
       return residual_and_jacobian(u).first;
-    return _seg.residual->run(args(u), 1)[0];
+    return run_rows(*_seg.residual, u, 1)[0];
   }
 
   std::pair<at::Tensor, at::Tensor> residual_and_jacobian(const at::Tensor & u) override
   {
-    auto out = _seg.jacobian->run(args(u), 2);
+    auto out = run_rows(*_seg.jacobian, u, 2);
     last_u = u;
     last_A = out[1];
     return {std::move(out[0]), std::move(out[1])};
@@ -58,6 +65,35 @@ public:
   at::Tensor jacobian_if_at(const at::Tensor & u) const
   {
     return last_u.defined() && last_u.is_same(u) ? last_A : at::Tensor();
+  }
+
+  /// `graph` on (u, *tail): in one call, or, when u has more than chunk_rows rows, on
+  /// ceil(B / chunk_rows) equal row blocks (every argument and output has the batch on axis 0)
+  /// whose outputs are concatenated.
+  std::vector<at::Tensor> run_rows(const Graph & graph, const at::Tensor & u, std::size_t n_out) const
+  {
+    const int64_t B = u.size(0);
+    if (_chunk <= 0 || B <= _chunk)
+      return graph.run(args(u), n_out);
+    const int64_t blocks = (B + _chunk - 1) / _chunk;
+    std::vector<std::vector<at::Tensor>> parts(n_out);
+    for (int64_t k = 0; k < blocks; ++k)
+    {
+      const int64_t r0 = B * k / blocks, rows = B * (k + 1) / blocks - r0;
+      std::vector<at::Tensor> a;
+      a.reserve(1 + _tail.size());
+      a.push_back(u.narrow(0, r0, rows));
+      for (const auto & t : _tail)
+        a.push_back(t.narrow(0, r0, rows));
+      auto out = graph.run(std::move(a), n_out);
+      for (std::size_t o = 0; o < n_out; ++o)
+        parts[o].push_back(std::move(out[o]));
+    }
+    std::vector<at::Tensor> out;
+    out.reserve(n_out);
+    for (const auto & p : parts)
+      out.push_back(at::cat(p, 0));
+    return out;
   }
 
   std::vector<at::Tensor> args(const at::Tensor & u) const
@@ -73,5 +109,6 @@ private:
   at::Tensor last_u, last_A;
   const ImplicitSegment & _seg;
   std::vector<at::Tensor> _tail;
+  int64_t _chunk = 0;
 };
 } // namespace neml2::aoti

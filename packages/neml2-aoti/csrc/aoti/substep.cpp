@@ -60,7 +60,7 @@ struct Substepper
                       const at::Tensor & guess)
   {
     max_level_reached = std::max(max_level_reached, level);
-    SegmentProblem problem(seg, tail(rows, a, b, old));
+    SegmentProblem problem(seg, tail(rows, a, b, old), config.chunk_rows);
     auto masked = newton_solve_masked(problem, guess, config);
     auto u = masked.u;
     const auto failed = (~masked.converged).nonzero().squeeze(-1);

@@ -165,6 +165,7 @@ config_dict(const SolverConfig & c)
   d["ls_c"] = c.ls_c;
   d["substep_del_tol"] = c.substep_del_tol;
   d["collect_log"] = c.collect_log;
+  d["chunk_rows"] = c.chunk_rows;
   return d;
 }
 
@@ -348,7 +349,8 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
          std::optional<double> ls_cutback,
          std::optional<double> ls_c,
          std::optional<double> substep_del_tol,
-         std::optional<bool> collect_log)
+         std::optional<bool> collect_log,
+         std::optional<int64_t> chunk_rows)
       {
         SolverConfig c = self.solver_config();
         assign(c.atol, atol);
@@ -360,6 +362,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
         assign(c.ls_c, ls_c);
         assign(c.substep_del_tol, substep_del_tol);
         assign(c.collect_log, collect_log);
+        assign(c.chunk_rows, chunk_rows);
         py::gil_scoped_release release;
         self.set_solver_config(c);
       },
@@ -372,6 +375,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
       py::arg("ls_c") = py::none(),
       py::arg("substep_del_tol") = py::none(),
       py::arg("collect_log") = py::none(),
+      py::arg("chunk_rows") = py::none(),
       "Newton settings of the implicit segments from the next call on; omitted settings keep "
       "their current value.");
 

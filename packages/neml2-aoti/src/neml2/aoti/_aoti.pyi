@@ -87,6 +87,7 @@ class Model:
         ls_c: float | None = None,
         substep_del_tol: float | None = None,
         collect_log: bool | None = None,
+        chunk_rows: int | None = None,
     ) -> None:
         """Newton settings from the next call on; omitted settings keep their value."""
     @property

@@ -46,5 +46,11 @@ struct NEML2_AOTI_EXPORT SolverConfig
   double substep_del_tol = 1e-6;
   /// Keep the per-iteration log lines instead of printing them.
   bool collect_log = false;
+  /// The residual/Jacobian graphs of an implicit segment run on at most this many batch rows per
+  /// call (larger batches in equal row blocks, outputs concatenated; 0: the whole batch). Rows are
+  /// independent, so results do not change; the graphs' intermediates then stay in cache and
+  /// their memory is bounded. Newton itself still iterates over the whole batch. A model on a
+  /// non-CPU device starts at 0.
+  int64_t chunk_rows = 512;
 };
 } // namespace neml2::aoti
