@@ -112,14 +112,14 @@ ModelImpl::run_implicit(const ImplicitSegment & seg, CallState & s)
     }
   }
   auto u0 = pack(seg.unknowns, s.slots, vars, B, "unknown");
-  SegmentProblem problem(seg, s, vars, chunk_rows());
+  SegmentProblem problem(seg, s, vars, chunk_rows(seg));
   NewtonTrace trace(config.collect_log);
   at::Tensor u;
   substepped = false;
   if (seg.max_substepping_level > 0)
   {
     auto cfg = config;
-    cfg.chunk_rows = chunk_rows();
+    cfg.chunk_rows = chunk_rows(seg);
     u = substep_solve(seg, s, vars, cfg, u0, substepped);
   }
   else
@@ -153,7 +153,7 @@ ModelImpl::implicit_ift(const ImplicitSegment & seg, CallState & s, std::vector<
                      "_jacobian_given graph; recompile with neml2-compile -d");
   const int64_t B = s.nbatch;
   const auto u = pack(seg.unknowns, s.slots, vars, B, "unknown");
-  SegmentProblem problem(seg, s, vars, chunk_rows());
+  SegmentProblem problem(seg, s, vars, chunk_rows(seg));
   const auto A = converged_jacobian(seg, s, problem, u);
   const auto Bg = problem.run_rows(*seg.jacobian_given, u, 1)[0].reshape(
       {B, seg.n_unknown, seg.n_given_columns});
@@ -185,7 +185,7 @@ ModelImpl::implicit_param_ift(const ImplicitSegment & seg,
                      "_dr_dparam graph; recompile with neml2-compile -d OUT:PARAM");
   const int64_t B = s.nbatch;
   const auto u = pack(seg.unknowns, s.slots, vars, B, "unknown");
-  SegmentProblem problem(seg, s, vars, chunk_rows());
+  SegmentProblem problem(seg, s, vars, chunk_rows(seg));
   const auto A = converged_jacobian(seg, s, problem, u);
   const auto Bp = problem.run_rows(*seg.dr_dparam, u, 1)[0].reshape(
       {B, seg.n_unknown, seg.n_param_columns});

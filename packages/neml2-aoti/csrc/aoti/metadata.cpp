@@ -332,6 +332,8 @@ struct MetadataReader
     }
     if (const auto * l = e.find("max_substepping_level"))
       s.max_substepping_level = l->as_int(what + ".max_substepping_level");
+    if (const auto * r = e.find("rows_independent"))
+      s.rows_independent = r->as_bool(what + ".rows_independent");
   }
 
   void solver_config(const json::Value & c)

@@ -106,6 +106,9 @@ struct ImplicitSegment
   int feedback_input = -1, feedback_output = -1;
   int64_t feedback_iterations = 0;
   int64_t max_substepping_level = 0;
+  /// Row i of every graph output depends on row i of the arguments only (checked by
+  /// neml2-compile): the graphs may run on row blocks.
+  bool rows_independent = false;
 };
 
 struct Segment
@@ -173,11 +176,12 @@ public:
   // ---- mutable ----
   TensorMap named_parameters;
   SolverConfig config;
-  /// Row block of the implicit-segment graphs: SolverConfig::chunk_rows, 0 for fixed-batch
-  /// graphs, at least 2 min_batch (so every equal block is a batch the graphs accept).
-  int64_t chunk_rows() const
+  /// Row block of the graphs of `seg`: SolverConfig::chunk_rows, 0 for fixed-batch graphs or
+  /// rows that are not independent, at least 2 min_batch (so every equal block is a batch the
+  /// graphs accept).
+  int64_t chunk_rows(const ImplicitSegment & seg) const
   {
-    if (fixed_batch >= 0 || config.chunk_rows <= 0)
+    if (fixed_batch >= 0 || !seg.rows_independent || config.chunk_rows <= 0)
       return 0;
     return std::max<int64_t>(config.chunk_rows, 2 * min_batch);
   }

@@ -186,3 +186,48 @@ def test_chaboche_graphs(
     r0, c0 = pair["row_offset"], pair["col_offset"]
     want = J["stress"]["strain"].data.to(dtype)
     close(X[:, r0 : r0 + 6, c0 : c0 + 6], want, tol, "dstress/dstrain")
+
+
+def test_scenarios_record_independent_rows(artifact: Callable[[str], Path]) -> None:
+    """Both implicit scenarios are per-row systems: the runtime may split them into row blocks."""
+    for name in ("scalar_implicit", "chaboche"):
+        (seg,) = _meta(artifact, name)["segments"]
+        assert seg["rows_independent"] is True, name
+
+
+class _Rowwise(torch.nn.Module):
+    def forward(self, *a: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        u, g = a
+        return u * g.exp(), (u[:, :, None] * u[:, None, :]).sin()
+
+
+class _BatchMean(torch.nn.Module):
+    """A residual that couples the rows (a Taylor-style average over the batch)."""
+
+    def forward(self, *a: torch.Tensor) -> tuple[torch.Tensor]:
+        u, g = a
+        return (u - g * u.mean(0, keepdim=True),)
+
+
+class _BatchMax(torch.nn.Module):
+    def forward(self, *a: torch.Tensor) -> tuple[torch.Tensor]:
+        (u,) = a
+        return (u / u.abs().amax(0),)
+
+
+@pytest.mark.parametrize(
+    ("module", "n_args", "want"),
+    [(_Rowwise(), 2, True), (_BatchMean(), 2, False), (_BatchMax(), 1, False)],
+)
+def test_rows_independent_detects_batch_coupling(
+    module: torch.nn.Module, n_args: int, want: bool
+) -> None:
+    from neml2.aoti.compile._lower import export_graph, rows_independent
+
+    g = torch.Generator().manual_seed(3)
+    example = [torch.rand(3, 4, generator=g, dtype=torch.float64) + 0.5 for _ in range(n_args)]
+    ep, _ = export_graph(module, example, dynamic=True)
+    assert rows_independent(ep, example) is want
+    # a program that cannot run on more rows (static batch) is never split
+    ep_static, _ = export_graph(module, example, dynamic=False)
+    assert rows_independent(ep_static, example) is False

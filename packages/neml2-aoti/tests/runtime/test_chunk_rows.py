@@ -7,6 +7,8 @@ evaluation; the graphs' intermediates (tens of KB per row for Chaboche) are then
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -80,34 +82,58 @@ def test_default_and_bad_value(artifact: Callable[[str], Path]) -> None:
 
 
 PROBE = """
-import resource, sys
+import sys
 sys.path.insert(0, sys.argv[4])
 import neml2.aoti
 from runtime._scenarios import make_inputs
+
+def peak_kb():  # this process's own high-water mark (ru_maxrss would include the parent's)
+    with open("/proc/self/status") as f:
+        return int(next(line for line in f if line.startswith("VmHWM:")).split()[1])
+
 m = neml2.aoti.Model(sys.argv[1])
 m.set_solver_config(chunk_rows=int(sys.argv[2]))
 x = make_inputs(m.input_names, m.input_base_shapes, int(sys.argv[3]), m.device, m.dtype)
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_kb()
 m.jacobian(x)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+print(peak_kb() - before)
 """
 
 
-def test_row_blocks_bound_the_graph_memory(
-    artifact: Callable[[str], Path], device: torch.device, dtype: torch.dtype
-) -> None:
-    """Peak resident growth of one Chaboche jacobian call at 8192 rows, each in a new process:
-    the one-call graphs hold ~12 KB of intermediates per row (about 100 MB more than blocks of
-    512 rows, whose peak is Newton's own (B, 19, 19) matrices)."""
-    if device.type != "cpu" or dtype != torch.float64:
-        pytest.skip("resident memory of the CPU float64 leaf")
-    tests = str(Path(__file__).resolve().parents[1])
+def _with_rows_independent(src: Path, dst: Path, value: object) -> Path:
+    """A copy of artifact ``src`` whose implicit segment records ``rows_independent = value``."""
+    shutil.copytree(src, dst)
+    meta = json.loads((dst / "metadata.json").read_text())
+    (seg,) = meta["segments"]
+    seg["rows_independent"] = value
+    (dst / "metadata.json").write_text(json.dumps(meta))
+    return dst
 
-    def peak_kb(chunk_rows: int) -> int:
-        args = [str(artifact("chaboche")), str(chunk_rows), "8192", tests]
+
+def test_rows_independent_must_be_a_bool(artifact: Callable[[str], Path], tmp_path: Path) -> None:
+    bad = _with_rows_independent(artifact("chaboche"), tmp_path / "m", "yes")
+    with pytest.raises(FatalError, match="rows_independent"):
+        Model(bad)
+
+
+def test_row_blocks_bound_the_graph_memory(
+    artifact: Callable[[str], Path], device: torch.device, dtype: torch.dtype, tmp_path: Path
+) -> None:
+    """Peak resident growth (VmHWM) of one Chaboche jacobian call at 8192 rows, each in a new
+    process: the one-call graphs hold ~12 KB of intermediates per row (about 100 MB more than
+    blocks of 512 rows, whose peak is Newton's own (B, 19, 19) matrices). A segment whose rows
+    are not known to be independent is never split."""
+    if device.type != "cpu" or dtype != torch.float64 or not Path("/proc/self/status").exists():
+        pytest.skip("resident memory (Linux /proc) of the CPU float64 leaf")
+    tests = str(Path(__file__).resolve().parents[1])
+    coupled = _with_rows_independent(artifact("chaboche"), tmp_path / "coupled", False)
+
+    def peak_kb(root: Path, chunk_rows: int) -> int:
+        args = [str(root), str(chunk_rows), "8192", tests]
         run = subprocess.run([sys.executable, "-c", PROBE, *args],
                              capture_output=True, text=True, check=True)  # fmt: skip
         return int(run.stdout.split()[-1])
 
-    blocks, whole = peak_kb(512), peak_kb(0)
+    blocks, whole = peak_kb(artifact("chaboche"), 512), peak_kb(artifact("chaboche"), 0)
     assert blocks < 0.75 * whole, (blocks, whole)
+    assert peak_kb(coupled, 512) > 0.9 * whole, whole

@@ -25,7 +25,14 @@ from torch import nn
 
 from neml2.aoti.compile._elf import clear_exec_stack
 
-__all__ = ["INDUCTOR_CONFIGS", "GraphJob", "copied_inputs", "export_graph", "lower_all"]
+__all__ = [
+    "INDUCTOR_CONFIGS",
+    "GraphJob",
+    "copied_inputs",
+    "export_graph",
+    "lower_all",
+    "rows_independent",
+]
 
 #: Inductor options of every lowering: the AOTI wrapper is compiled at -O0 (it only sequences
 #: kernel calls; -O1 roughly doubles its g++ time), kernels keep Inductor's default flags.
@@ -76,6 +83,35 @@ def copied_inputs(ep: torch.export.ExportedProgram) -> list[int] | None:
                 return None
             out.append(user.index(arg.name))
     return out
+
+
+def rows_independent(ep: torch.export.ExportedProgram, example: Sequence[torch.Tensor]) -> bool:
+    """True if row ``i`` of every output depends on row ``i`` of the arguments only.
+
+    The outputs on ``example`` must equal the leading rows of the outputs on ``example`` with
+    changed rows appended (``1.5 x + 0.25``: a batch sum, mean or extremum then sees other
+    values). False when the program cannot be evaluated that way. The runtime splits only such
+    graphs into row blocks.
+    """
+    from torch.utils._pytree import tree_leaves
+
+    def widened(x: torch.Tensor) -> torch.Tensor:
+        other = 1.5 * x + 0.25 if x.is_floating_point() else x
+        return torch.cat([x, other])
+
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            f = ep.module()
+            base = tree_leaves(f(*example))
+            wide = tree_leaves(f(*[widened(x) for x in example]))
+    except Exception:
+        return False
+    for a, b in zip(base, wide, strict=True):
+        tol = 1e-10 if a.dtype == torch.float64 else 1e-4
+        if not torch.allclose(b[: a.shape[0]], a, rtol=tol, atol=tol, equal_nan=True):
+            return False
+    return True
 
 
 def export_graph(

@@ -29,6 +29,7 @@ from neml2.aoti.compile._lower import (
     export_graph,
     input_independent_outputs,
     lower_all,
+    rows_independent,
 )
 from neml2.aoti.compile._metadata import FORMAT, SCHEMA_VERSION, merge_leaves, write_metadata
 from neml2.aoti.compile._plan import Plan, Renames, plan
@@ -313,6 +314,9 @@ def _build_leaf(
     min_batch = 1
     for fname, adapter, example in pl.graphs:
         ep, mb = export_graph(adapter, example, dynamic)
+        if pl.segment.get("kind") == "implicit" and pl.segment["graphs"].get("jacobian") == fname:
+            # the runtime splits the implicit graphs into row blocks only when rows are independent
+            pl.segment["rows_independent"] = dynamic and rows_independent(ep, example)
         if isinstance(adapter, ForwardGraph) and adapter.mode == "jvp":
             folded = _constant_blocks_once(adapter, ep, mb, pl.segment, example, dynamic)
             if folded is None:  # every block is a constant kept in the metadata: no graph
