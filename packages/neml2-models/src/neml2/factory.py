@@ -169,24 +169,22 @@ class InputFile:
         return self.path.parent if self.path is not None else Path.cwd()
 
     # ---------------------------------------------------------------------------- lookup
+    def _blocks(self, section: str, name: str) -> list[Section]:
+        """Every block ``[section/name]`` in file order (repeated top-level sections scanned)."""
+        return [c for sec in self.root.sections(section) for c in sec.sections(name)]
+
     def node(self, section: str, name: str) -> Section | None:
         """The block ``[section/name]`` (repeated top-level sections scanned; first hit)."""
-        for sec in self.root.sections(section):
-            child = sec.section(name)
-            if child is not None:
-                return child
-        return None
+        blocks = self._blocks(section, name)
+        return blocks[0] if blocks else None
 
-    def repeats(self, section: str, name: str) -> list[Section]:
-        """Later blocks ``[section/name]`` after the first (ignored: the first hit wins)."""
-        found = [c for sec in self.root.sections(section) for c in sec.sections(name)]
-        return found[1:]
-
-    def _warn_repeats(self, section: str, name: str, node: Section) -> None:
-        for rep in self.repeats(section, name):
+    @staticmethod
+    def _warn_repeats(section: str, name: str, blocks: list[Section]) -> None:
+        """Warn about every block after the first (ignored: the first hit wins)."""
+        for rep in blocks[1:]:
             fields = ", ".join(f.name for f in rep.fields()) or "no fields"
             warnings.warn(
-                f"{_loc(rep)}: [{section}/{name}] repeats the block at {_loc(node)} and is "
+                f"{_loc(rep)}: [{section}/{name}] repeats the block at {_loc(blocks[0])} and is "
                 f"ignored (the first definition wins, as in NEML2 v3): {fields}; merge it into "
                 "the first block",
                 InputWarning,
@@ -213,10 +211,11 @@ class InputFile:
         if key in self._building:
             chain = " -> ".join(f"[{s}/{n}]" for s, n in [*self._building, key])
             raise InputError(f"{self.filename}: circular reference between blocks: {chain}")
-        node = self.node(section, name)
-        if node is None:
+        blocks = self._blocks(section, name)
+        if not blocks:
             raise MissingBlockError(f"No [{section}/{name}] found in {self.filename}")
-        self._warn_repeats(section, name, node)
+        node = blocks[0]
+        self._warn_repeats(section, name, blocks)
         self._building.append(key)
         try:
             obj = self._build(section, name, node)
