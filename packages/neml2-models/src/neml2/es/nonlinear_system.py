@@ -42,6 +42,7 @@ from neml2.es._tangents import conform, extract_block, fit_rest, make_seed
 from neml2.es._vector import AssembledVector
 from neml2.schema import HitSchema, dependency, option
 from neml2.tensors import TensorWrapper
+from neml2.tensors._eager import plain_eager
 
 __all__ = ["ModelNonlinearSystem", "NonlinearSystem"]
 
@@ -399,25 +400,31 @@ class ModelNonlinearSystem:
     ) -> torch.Tensor:
         """Block ``(*B, m, n)`` of two dense groups without sub-batch axes, written in place.
 
-        Each tangent ``(K, *B_t, *base)`` is copied once into its cell of an ``(n, *B, m)``
-        buffer, the memory order the K-stacked tangents come in (no transposing copy; the
-        native batched solve gathers each element's columns from it directly).
+        The tangents ``(K, *B_t, *base)`` of one seed leaf are concatenated along the rows into
+        their column slab of an ``(n, *B, m)`` buffer, the memory order the K-stacked tangents
+        come in (no transposing copy; the native batched solve gathers each element's columns
+        from it directly). Plain eager calls without autograd write the slab with ``cat(out=)``.
         """
         like = outs[rg.variables[0].name].data
         buf = like.new_empty(cg.width, *batch, rg.width)
-        for i, var in enumerate(rg.variables):
-            r0, r1 = rg.offsets[i], rg.offsets[i + 1]
-            tangents = v_out.get(var.name, {})
-            c0 = 0
-            for leaf, width in segs:
-                t = tangents.get(leaf)
-                cell = buf[c0 : c0 + width, ..., r0:r1]
+        zero = like.new_zeros(())
+        c0 = 0
+        for leaf, width in segs:
+            cells = []
+            for i, var in enumerate(rg.variables):
+                shape = (width, *batch, rg.offsets[i + 1] - rg.offsets[i])
+                t = v_out.get(var.name, {}).get(leaf)
                 if t is None:
-                    cell.zero_()
+                    cells.append(zero.expand(shape))
                 else:
                     d = fit_rest(t.data, t.k_ndim, t.sub_batch_ndim, batch, (), t.BASE_NDIM)
-                    cell.copy_(d.reshape(width, *batch, r1 - r0))
-                c0 += width
+                    cells.append(d.reshape(shape))
+            slab = buf[c0 : c0 + width]
+            if plain_eager(slab, *cells) and not any(c.requires_grad for c in cells):
+                torch.cat(cells, dim=-1, out=slab)
+            else:  # out= is neither differentiable nor traceable
+                slab.copy_(torch.cat(cells, dim=-1))
+            c0 += width
         return buf.movedim(0, -1)
 
     def assemble(

@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import torch
 from torch.autograd import forward_ad
-from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from neml2.es import broadcast_batch
+from neml2.tensors._eager import plain_eager
 
 __all__ = ["NATIVE_MAX_N", "dense_solve", "native_dense_solve", "native_usable"]
 
@@ -44,13 +44,11 @@ def native_usable(a: torch.Tensor, rhs: torch.Tensor) -> bool:
         return False
     if a.dtype not in (torch.float64, torch.float32) or a.device.type != "cpu":
         return False
-    if type(a) is not torch.Tensor or type(rhs) is not torch.Tensor:
+    if not plain_eager(a, rhs):
         return False
     if torch.is_grad_enabled() and (a.requires_grad or rhs.requires_grad):
         return False
-    if forward_ad._current_level >= 0 or torch.compiler.is_compiling():
-        return False
-    if _get_current_dispatch_mode() is not None:
+    if forward_ad._current_level >= 0:
         return False
     return not (_is_wrapped(a) or _is_wrapped(rhs))
 

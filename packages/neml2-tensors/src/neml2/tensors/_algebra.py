@@ -125,7 +125,7 @@ def inner(a: TensorWrapper, b: TensorWrapper) -> Scalar:
     dims = _base_dims(a)
     if not dims:
         return binary(a, b, torch.mul, Scalar, True)
-    return binary(a, b, lambda x, y: (x * y).sum(dims), Scalar, True)
+    return binary(a, b, lambda x, y: K.contract_base(x, y, len(dims)), Scalar, True)
 
 
 @overload

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from neml2.tensors._kernels import broadcast_tensors
+from neml2.tensors._kernels import broadcast_tensors, contract_base
 from neml2.tensors._storage import SpanView
 from neml2.tensors._views import expand_key
 
@@ -164,6 +164,4 @@ class DBaseView(_DView):
 
         (a, b), k, bn, s = Tensor._align([self.wrapper, other.wrapper])
         n = a.dim() - k - bn - s
-        return Tensor._wrap(
-            (a * b).sum(list(range(a.dim() - n, a.dim()))) if n else a * b, bn, s, k
-        )
+        return Tensor._wrap(contract_base(a, b, n) if n else a * b, bn, s, k)

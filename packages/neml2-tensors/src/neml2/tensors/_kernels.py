@@ -11,6 +11,8 @@ import math
 
 import torch
 
+from neml2.tensors._eager import plain_eager
+
 SQRT2 = math.sqrt(2.0)
 INV_SQRT2 = 1.0 / SQRT2
 
@@ -237,3 +239,37 @@ def matvec(m: T, v: T) -> T:
 
 def matmul(a: T, b: T) -> T:
     return torch.matmul(a, b)
+
+
+EINSUM_FROM = 1 << 15
+"""Broadcast product size (elements) from which eager :func:`contract_base` uses ``einsum``."""
+
+_LETTERS = "abcdefgh"
+
+
+def _broadcast_numel(a: torch.Size, b: torch.Size) -> int:
+    """Element count of the broadcast of shapes ``a`` and ``b`` (right-aligned)."""
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    return math.prod(max(i, j) for i, j in zip(pa, pb, strict=True))
+
+
+def contract_base(x: torch.Tensor, y: torch.Tensor, n: int) -> torch.Tensor:
+    """``Σ x y`` over the trailing ``n`` axes, the leading axes broadcast.
+
+    In plain eager mode a large contraction goes through ``einsum`` (batched GEMM): it never
+    materializes the broadcast product, which for seed or tangent stacks (``(K, 1, *B, 6)``
+    against ``(1, J, *B, 6)``) is several times larger than the result. Small ones, and traced
+    graphs (where the pointwise form fuses), use ``(x * y).sum``.
+    """
+    dims = list(range(-n, 0))
+    if (
+        not plain_eager(x, y)  # first: traced shapes may be symbolic (no size guards)
+        or x.numel() * y.numel() < EINSUM_FROM  # cheap bound: the broadcast is no larger
+        or x.dtype != y.dtype
+        or not x.is_floating_point()
+        or _broadcast_numel(x.shape, y.shape) < EINSUM_FROM
+    ):
+        return (x * y).sum(dims)
+    base = _LETTERS[:n]
+    return torch.einsum(f"...{base},...{base}->...", x, y)

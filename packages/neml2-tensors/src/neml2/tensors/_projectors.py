@@ -13,7 +13,8 @@ their fusable pointwise form and no traced tensor is ever cached.
 from __future__ import annotations
 
 import torch
-from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+from neml2.tensors._eager import plain_eager
 
 __all__ = ["projectors"]
 
@@ -30,9 +31,7 @@ def _build(dtype: torch.dtype, device: torch.device) -> tuple[torch.Tensor, torc
 
 def projectors(d: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
     """``(P_v, P_d)`` for ``d``'s dtype and device, or ``None`` outside plain eager mode."""
-    if not (d.is_floating_point() or d.is_complex()) or type(d) is not torch.Tensor:
-        return None
-    if torch.compiler.is_compiling() or _get_current_dispatch_mode() is not None:
+    if not (d.is_floating_point() or d.is_complex()) or not plain_eager(d):
         return None
     key = (d.dtype, d.device)
     p = _CACHE.get(key)
