@@ -398,17 +398,18 @@ class ModelNonlinearSystem:
         segs: Sequence[tuple[str, int]],
         batch: torch.Size,
     ) -> torch.Tensor:
-        """Block ``(*B, m, n)`` of two dense groups without sub-batch axes, written in place.
+        """Block ``(*B, m, n)`` of two dense groups without sub-batch axes.
 
         The tangents ``(K, *B_t, *base)`` of one seed leaf are concatenated along the rows into
         their column slab of an ``(n, *B, m)`` buffer, the memory order the K-stacked tangents
         come in (no transposing copy; the native batched solve gathers each element's columns
-        from it directly). Plain eager calls without autograd write the slab with ``cat(out=)``.
+        from it directly). Plain eager calls without autograd write each slab with ``cat(out=)``;
+        traced or differentiated ones concatenate the slabs (one ``cat``, nothing scattered into a
+        buffer, which in a compiled graph costs a full copy of the buffer per write).
         """
         like = outs[rg.variables[0].name].data
-        buf = like.new_empty(cg.width, *batch, rg.width)
         zero = like.new_zeros(())
-        c0 = 0
+        slabs = []
         for leaf, width in segs:
             cells = []
             for i, var in enumerate(rg.variables):
@@ -419,12 +420,16 @@ class ModelNonlinearSystem:
                 else:
                     d = fit_rest(t.data, t.k_ndim, t.sub_batch_ndim, batch, (), t.BASE_NDIM)
                     cells.append(d.reshape(shape))
-            slab = buf[c0 : c0 + width]
-            if plain_eager(slab, *cells) and not any(c.requires_grad for c in cells):
-                torch.cat(cells, dim=-1, out=slab)
-            else:  # out= is neither differentiable nor traceable
-                slab.copy_(torch.cat(cells, dim=-1))
-            c0 += width
+            slabs.append(cells)
+        flat = [c for cells in slabs for c in cells]
+        if plain_eager(like, *flat) and not any(c.requires_grad for c in flat):
+            buf = like.new_empty(cg.width, *batch, rg.width)
+            c0 = 0
+            for cells, (_, width) in zip(slabs, segs, strict=True):
+                torch.cat(cells, dim=-1, out=buf[c0 : c0 + width])
+                c0 += width
+        else:  # differentiable and traceable (no out=, no writes into a buffer to scatter)
+            buf = torch.cat([torch.cat(cells, dim=-1) for cells in slabs], dim=0)
         return buf.movedim(0, -1)
 
     def assemble(
