@@ -251,7 +251,7 @@ def _broadcast_numel(a: torch.Size, b: torch.Size) -> int:
     """Element count of the broadcast of shapes ``a`` and ``b`` (right-aligned)."""
     n = max(len(a), len(b))
     pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    return math.prod(max(i, j) for i, j in zip(pa, pb, strict=True))
+    return math.prod(i if j == 1 else j for i, j in zip(pa, pb, strict=True))
 
 
 def contract_base(x: torch.Tensor, y: torch.Tensor, n: int) -> torch.Tensor:
@@ -265,6 +265,7 @@ def contract_base(x: torch.Tensor, y: torch.Tensor, n: int) -> torch.Tensor:
     dims = list(range(-n, 0))
     if (
         not plain_eager(x, y)  # first: traced shapes may be symbolic (no size guards)
+        or n > len(_LETTERS)
         or x.numel() * y.numel() < EINSUM_FROM  # cheap bound: the broadcast is no larger
         or x.dtype != y.dtype
         or not x.is_floating_point()
