@@ -76,14 +76,14 @@ public:
     if (_chunk <= 0 || B <= _chunk)
       return graph.run(args(u), n_out);
     const int64_t blocks = (B + _chunk - 1) / _chunk;
+    const auto whole = args(u);
     std::vector<std::vector<at::Tensor>> parts(n_out);
     for (int64_t k = 0; k < blocks; ++k)
     {
       const int64_t r0 = B * k / blocks, rows = B * (k + 1) / blocks - r0;
       std::vector<at::Tensor> a;
-      a.reserve(1 + _tail.size());
-      a.push_back(u.narrow(0, r0, rows));
-      for (const auto & t : _tail)
+      a.reserve(whole.size());
+      for (const auto & t : whole)
         a.push_back(t.narrow(0, r0, rows));
       auto out = graph.run(std::move(a), n_out);
       for (std::size_t o = 0; o < n_out; ++o)
