@@ -53,7 +53,7 @@ unpack(const std::vector<PackedVar> & layout,
 
 /// A at the converged point: Newton's last evaluation when it was there, else one graph call
 /// whose result is kept in the call state (input and parameter IFT then share it).
-at::Tensor
+RowBlocks
 converged_jacobian(const ImplicitSegment & seg,
                    CallState & s,
                    SegmentProblem & problem,
@@ -162,7 +162,7 @@ ModelImpl::implicit_ift(const ImplicitSegment & seg, CallState & s, std::vector<
   for (const auto & gv : seg.given_columns)
     if (dstate[gv.slot].defined())
       dg.narrow(1, gv.offset, gv.size).copy_(dstate[gv.slot].expand({B, gv.size, M}));
-  const auto du = -dense_solve(A, at::bmm(Bg, dg));
+  const auto du = -A.solve(at::bmm(Bg, dg));
   for (const auto & uv : seg.unknowns)
     dstate[uv.slot] = du.narrow(1, uv.offset, uv.size);
 }
@@ -194,7 +194,7 @@ ModelImpl::implicit_param_ift(const ImplicitSegment & seg,
   for (const auto & c : seg.param_columns)
     if (pcol[c.slot] >= 0)
       drdp.narrow(2, pcol[c.slot], c.size).copy_(Bp.narrow(2, c.offset, c.size));
-  const auto du = -dense_solve(A, drdp);
+  const auto du = -A.solve(drdp);
   for (const auto & uv : seg.unknowns)
   {
     auto term = du.narrow(1, uv.offset, uv.size);

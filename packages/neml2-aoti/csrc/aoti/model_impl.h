@@ -18,6 +18,7 @@
 #include <c10/core/ScalarType.h>
 
 #include "graph.h"
+#include "newton.h"
 #include "neml2/csrc/aoti/types.h"
 
 namespace neml2::aoti
@@ -130,7 +131,7 @@ struct CallState
   std::vector<at::Tensor> params;  // each (Bflat, *param_base) or (*param_base) (see prepare)
   /// Per implicit segment: the converged flat unknowns and A there (when Newton computed it),
   /// reused by the IFT instead of another _jacobian call.
-  std::map<const void *, std::pair<at::Tensor, at::Tensor>> converged;
+  std::map<const void *, std::pair<at::Tensor, RowBlocks>> converged;
 };
 
 /// Adaptive substepping solve of an implicit segment (substep.cpp); sets `substepped` when any

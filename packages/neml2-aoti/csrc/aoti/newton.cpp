@@ -27,6 +27,41 @@ dense_solve(const at::Tensor & A, const at::Tensor & b)
   return batched_dense_solve(A, b);
 }
 
+RowBlocks::RowBlocks(std::vector<at::Tensor> blocks)
+  : _blocks(std::move(blocks))
+{
+  if (_blocks.size() == 1)
+    _whole = _blocks.front();
+}
+
+const at::Tensor &
+RowBlocks::whole() const
+{
+  if (!_whole.defined() && defined())
+    _whole = at::cat(_blocks, 0);
+  return _whole;
+}
+
+at::Tensor
+RowBlocks::solve(const at::Tensor & b) const
+{
+  if (_whole.defined())
+    return dense_solve(_whole, b);
+  std::vector<at::Tensor> parts;
+  parts.reserve(_blocks.size());
+  int64_t r0 = 0;
+  for (const auto & A : _blocks)
+  {
+    const int64_t rows = A.size(0);
+    parts.push_back(dense_solve(A, b.narrow(0, r0, rows)));
+    r0 += rows;
+  }
+  if (r0 != b.size(0))
+    throw FatalError("RowBlocks::solve: the blocks hold " + std::to_string(r0) +
+                     " rows but the right-hand side has " + std::to_string(b.size(0)));
+  return at::cat(parts, 0);
+}
+
 namespace
 {
 /// NEML2_LOGS level of channel "newton": 0 off, 2 info, 3 debug (same grammar as neml2.log).
@@ -123,7 +158,8 @@ reason(const at::Tensor & nb, const at::Tensor & nb0, double atol, double rtol)
 /// One Newton iterate: u, b and (when computed in the same graph call) A.
 struct Point
 {
-  at::Tensor u, b, A;
+  at::Tensor u, b;
+  RowBlocks A;
 };
 
 /// Evaluate b (and A unless lazy) at u.
@@ -131,7 +167,7 @@ Point
 evaluate(NewtonProblem & p, const at::Tensor & u, bool lazy)
 {
   if (lazy)
-    return {u, p.residual(u), at::Tensor()};
+    return {u, p.residual(u), RowBlocks()};
   auto [b, A] = p.residual_and_jacobian(u);
   return {u, b, A};
 }
@@ -175,10 +211,10 @@ update(NewtonProblem & p,
       break;
     alpha = at::where(accept, alpha, alpha / c.ls_cutback);
   }
-  return {u_t, b_t, at::Tensor()};
+  return {u_t, b_t, RowBlocks()};
 }
 
-at::Tensor
+RowBlocks
 jacobian_at(NewtonProblem & p, const Point & x)
 {
   return x.A.defined() ? x.A : p.residual_and_jacobian(x.u).second;
@@ -265,7 +301,7 @@ newton_solve(NewtonProblem & p,
     ++i;
     if (i >= c.miters)
       break;
-    const auto du = dense_solve(jacobian_at(p, x), x.b);
+    const auto du = jacobian_at(p, x).solve(x.b);
     x = update(p, x, du, c, lazy, &trace);
     const auto nb_prev = nb;
     nb = vnorm(x.b);
@@ -298,7 +334,7 @@ newton_solve_masked(NewtonProblem & p, const at::Tensor & u0, const SolverConfig
       break;
     const auto active = ~frozen;
     const auto act = active.unsqueeze(-1);
-    auto du = dense_solve(jacobian_at(p, x), x.b);
+    auto du = jacobian_at(p, x).solve(x.b);
     du = at::where(act, du, at::zeros_like(du));
     Point y = update(p, x, du, c, false, nullptr);
     x.u = at::where(act, y.u, x.u);

@@ -19,6 +19,29 @@
 
 namespace neml2::aoti
 {
+/// Small dense solve A x = b per batch element (the native batched LU of linalg.h when present).
+at::Tensor dense_solve(const at::Tensor & A, const at::Tensor & b);
+
+/// A batch of Jacobians A (B, N, N), held as the consecutive row blocks the graph calls produced
+/// (one block when the batch ran in one call). Solving block by block never concatenates A: with
+/// row-blocked graph calls, that concatenation was a full copy of every matrix per iteration.
+class RowBlocks
+{
+public:
+  RowBlocks() = default;
+  explicit RowBlocks(std::vector<at::Tensor> blocks);
+
+  bool defined() const { return !_blocks.empty(); }
+  /// A as one (B, N, N) tensor: the single block, or the blocks concatenated (once, then kept).
+  const at::Tensor & whole() const;
+  /// x = A^{-1} b for b (B, N) or (B, N, M): dense_solve per block on its rows of b.
+  at::Tensor solve(const at::Tensor & b) const;
+
+private:
+  std::vector<at::Tensor> _blocks;
+  mutable at::Tensor _whole;
+};
+
 /// The residual b = -r(u) and its Jacobian A = dr/du of one implicit system over flat (B, N) u.
 class NewtonProblem
 {
@@ -26,12 +49,9 @@ public:
   virtual ~NewtonProblem() = default;
   /// b(u), (B, N).
   virtual at::Tensor residual(const at::Tensor & u) = 0;
-  /// (b(u), A(u)) with A (B, N, N), from one graph call.
-  virtual std::pair<at::Tensor, at::Tensor> residual_and_jacobian(const at::Tensor & u) = 0;
+  /// (b(u), A(u)) with A (B, N, N) in row blocks, from the graph call(s) of one evaluation.
+  virtual std::pair<at::Tensor, RowBlocks> residual_and_jacobian(const at::Tensor & u) = 0;
 };
-
-/// Small dense solve A x = b per batch element (the native batched LU of linalg.h when present).
-at::Tensor dense_solve(const at::Tensor & A, const at::Tensor & b);
 
 /// Newton log sink: NEML2_LOGS=newton=info|debug prints, SolverConfig::collect_log collects.
 struct NewtonTrace

@@ -53,47 +53,58 @@ public:
     return run_rows(*_seg.residual, u, 1)[0];
   }
 
-  std::pair<at::Tensor, at::Tensor> residual_and_jacobian(const at::Tensor & u) override
+  std::pair<at::Tensor, RowBlocks> residual_and_jacobian(const at::Tensor & u) override
   {
-    auto out = run_rows(*_seg.jacobian, u, 2);
+    auto out = run_blocks(*_seg.jacobian, u, 2);
     last_u = u;
-    last_A = out[1];
-    return {std::move(out[0]), std::move(out[1])};
+    last_A = RowBlocks(std::move(out[1]));
+    return {concat(out[0]), last_A};
   }
 
   /// A at `u` when the last Jacobian evaluation was at this very tensor, else undefined.
-  at::Tensor jacobian_if_at(const at::Tensor & u) const
+  RowBlocks jacobian_if_at(const at::Tensor & u) const
   {
-    return last_u.defined() && last_u.is_same(u) ? last_A : at::Tensor();
+    return last_u.defined() && last_u.is_same(u) ? last_A : RowBlocks();
+  }
+
+  /// `graph` on (u, *tail), each output as one (B, ...) tensor (see run_blocks).
+  std::vector<at::Tensor> run_rows(const Graph & graph, const at::Tensor & u, std::size_t n_out) const
+  {
+    auto blocks = run_blocks(graph, u, n_out);
+    std::vector<at::Tensor> out;
+    out.reserve(n_out);
+    for (const auto & b : blocks)
+      out.push_back(concat(b));
+    return out;
   }
 
   /// `graph` on (u, *tail): in one call, or, when u has more than chunk_rows rows, on
-  /// ceil(B / chunk_rows) equal row blocks (every argument and output has the batch on axis 0)
-  /// whose outputs are concatenated.
-  std::vector<at::Tensor> run_rows(const Graph & graph, const at::Tensor & u, std::size_t n_out) const
+  /// ceil(B / chunk_rows) equal consecutive row blocks (every argument and output has the batch
+  /// on axis 0). Per output, its row blocks in order.
+  std::vector<std::vector<at::Tensor>>
+  run_blocks(const Graph & graph, const at::Tensor & u, std::size_t n_out) const
   {
     const int64_t B = u.size(0);
-    if (_chunk <= 0 || B <= _chunk)
-      return graph.run(args(u), n_out);
-    const int64_t blocks = (B + _chunk - 1) / _chunk;
+    const int64_t blocks = _chunk <= 0 || B <= _chunk ? 1 : (B + _chunk - 1) / _chunk;
     const auto whole = args(u);
     std::vector<std::vector<at::Tensor>> parts(n_out);
     for (int64_t k = 0; k < blocks; ++k)
     {
-      const int64_t r0 = B * k / blocks, rows = B * (k + 1) / blocks - r0;
       std::vector<at::Tensor> a;
-      a.reserve(whole.size());
-      for (const auto & t : whole)
-        a.push_back(t.narrow(0, r0, rows));
+      if (blocks == 1)
+        a = whole;
+      else
+      {
+        const int64_t r0 = B * k / blocks, rows = B * (k + 1) / blocks - r0;
+        a.reserve(whole.size());
+        for (const auto & t : whole)
+          a.push_back(t.narrow(0, r0, rows));
+      }
       auto out = graph.run(std::move(a), n_out);
       for (std::size_t o = 0; o < n_out; ++o)
         parts[o].push_back(std::move(out[o]));
     }
-    std::vector<at::Tensor> out;
-    out.reserve(n_out);
-    for (const auto & p : parts)
-      out.push_back(at::cat(p, 0));
-    return out;
+    return parts;
   }
 
   std::vector<at::Tensor> args(const at::Tensor & u) const
@@ -106,7 +117,13 @@ public:
   }
 
 private:
-  at::Tensor last_u, last_A;
+  static at::Tensor concat(const std::vector<at::Tensor> & blocks)
+  {
+    return blocks.size() == 1 ? blocks.front() : at::cat(blocks, 0);
+  }
+
+  at::Tensor last_u;
+  RowBlocks last_A;
   const ImplicitSegment & _seg;
   std::vector<at::Tensor> _tail;
   int64_t _chunk = 0;

@@ -1,8 +1,9 @@
 """Row blocks of the implicit-segment graphs (``SolverConfig::chunk_rows``).
 
-Above ``chunk_rows`` batch rows the residual/Jacobian graphs run on equal row blocks whose
-outputs are concatenated. Rows are independent, so values and derivatives match the one-call
-evaluation; the graphs' intermediates (about 1 KB per row for Chaboche) are then bounded.
+Above ``chunk_rows`` batch rows the residual/Jacobian graphs run on equal row blocks; Newton and
+the IFT solve each block's Jacobians in place (no concatenated copy). Rows are independent, so
+values and derivatives match the one-call evaluation; the graphs' intermediates (about 1 KB per
+row for Chaboche) are then bounded.
 """
 
 from __future__ import annotations

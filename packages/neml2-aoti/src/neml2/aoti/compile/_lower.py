@@ -34,9 +34,18 @@ __all__ = [
     "rows_independent",
 ]
 
-#: Inductor options of every lowering: the AOTI wrapper is compiled at -O0 (it only sequences
-#: kernel calls; -O1 roughly doubles its g++ time), kernels keep Inductor's default flags.
-INDUCTOR_CONFIGS: dict[str, Any] = {"aot_inductor.compile_wrapper_opt_level": "O0"}
+#: Inductor options of every lowering:
+#:
+#: * the AOTI wrapper is compiled at -O0 (it only sequences kernel calls; -O1 roughly doubles
+#:   its g++ time), kernels keep Inductor's default flags;
+#: * pointwise expressions of more than 10 ops are stored once instead of being inlined into
+#:   every consumer (CPU default: 50). A per-point coefficient of a chain-rule action (e.g.
+#:   Chaboche's ``A |X|^(a-1)``, with its ``pow``) is read by every entry of a 6x6 or 19x19
+#:   Jacobian block; inlined, it was recomputed for each (about 20 % of the Chaboche step).
+INDUCTOR_CONFIGS: dict[str, Any] = {
+    "aot_inductor.compile_wrapper_opt_level": "O0",
+    "realize_cpu_opcount_threshold": 10,
+}
 
 
 @dataclass

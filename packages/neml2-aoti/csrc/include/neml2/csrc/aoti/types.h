@@ -47,9 +47,10 @@ struct NEML2_AOTI_EXPORT SolverConfig
   /// Keep the per-iteration log lines instead of printing them.
   bool collect_log = false;
   /// The residual/Jacobian graphs of an implicit segment run on at most this many batch rows per
-  /// call (larger batches in equal row blocks, outputs concatenated; 0: the whole batch). Rows are
-  /// independent, so results do not change; the graphs' intermediates then stay in cache and
-  /// their memory is bounded. Newton itself still iterates over the whole batch. A model on a
+  /// call (larger batches in equal row blocks; 0: the whole batch). Rows are independent, so
+  /// results do not change; the graphs' intermediates then stay in cache and their memory is
+  /// bounded. Newton still iterates over the whole batch, but solves each block's Jacobians where
+  /// its graph call left them (never concatenated into one (B, N, N) copy). A model on a
   /// non-CPU device starts at 0.
   int64_t chunk_rows = 512;
 };
