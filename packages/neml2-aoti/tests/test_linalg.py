@@ -34,6 +34,21 @@ def test_matches_torch(n: int, k: int | None, dtype: torch.dtype) -> None:
     torch.testing.assert_close(got.double(), ref, rtol=_tol(dtype), atol=_tol(dtype))
 
 
+@pytest.mark.parametrize("n", [3, 19, 25])  # compile-time n (<= 24) and the runtime-n kernel
+@pytest.mark.parametrize("k", [None, 3])
+def test_each_element_as_if_solved_alone(n: int, k: int | None, dtype: torch.dtype) -> None:
+    """Elements solved in SIMD lanes (groups of 4-16) and in the scalar tail round identically."""
+    B = 16 * 2 + 5
+    A = _systems(B, n, dtype, seed=100 + n)
+    A[3, 1:] = 0.0  # sparse rows: some lanes skip an elimination row, others do not
+    A[3, 1:, 1:] += torch.eye(n - 1, dtype=dtype)
+    g = torch.Generator().manual_seed(n)
+    b = torch.randn((B, n) if k is None else (B, n, k), dtype=torch.float64, generator=g).to(dtype)
+    x = batched_dense_solve(A, b)
+    for e in range(B):
+        assert torch.equal(x[e : e + 1], batched_dense_solve(A[e : e + 1], b[e : e + 1])), e
+
+
 def test_zero_leading_pivot(dtype: torch.dtype) -> None:
     A = torch.tensor([[[0.0, 2.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 4.0]]], dtype=dtype)
     b = torch.tensor([[2.0, 3.0, 8.0]], dtype=dtype)

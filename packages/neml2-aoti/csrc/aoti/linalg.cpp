@@ -4,7 +4,8 @@
 // Here each element is copied (gathered, for any strides of A) into a scratch buffer, reduced to upper-triangular form with row
 // pivoting while the same row operations are applied to its right-hand sides, then solved by back
 // substitution. For n <= kUnrolled the loop bounds are compile-time constants (unrolled and
-// vectorized by the compiler). Exact-zero pivots are not special-cased: they divide by zero, so a
+// vectorized by the compiler). On x86-64 with GCC, full groups of 8 (AVX-512) or 4 (AVX2) double
+// elements are solved together, one per SIMD lane. Exact-zero pivots are not special-cased: they divide by zero, so a
 // singular element's solution comes out non-finite without touching its neighbours.
 #include "neml2/csrc/aoti/linalg.h"
 
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -118,31 +120,43 @@ kernel_for(int64_t n)
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define NEML2_AOTI_LANES 1
-/// The same elimination for W = 32 / sizeof(T) elements at once, one element per SIMD lane
-/// (AVX2, selected at run time). Pivot rows are chosen and swapped per lane; every arithmetic
-/// step is the scalar kernel's, in the same order and without FMA contraction, so an element's
-/// result is bit-identical whichever path (lanes or scalar tail) solved it.
-template <typename T>
+/// The same elimination for W = Bytes / sizeof(T) elements at once, one element per SIMD lane
+/// (AVX-512 or AVX2, selected at run time). Pivot rows are chosen per lane without branches and
+/// swapped per lane; every arithmetic step is the scalar kernel's, in the same order and without
+/// FMA contraction (this file is compiled with -ffp-contract=off), so an element's result is
+/// bit-identical whichever path (either lane width or the scalar tail) solved it.
+template <typename T, int Bytes>
 struct Lanes
 {
-  static constexpr int64_t W = 32 / sizeof(T);
-  typedef T V __attribute__((vector_size(32)));
+  static constexpr int64_t W = Bytes / static_cast<int64_t>(sizeof(T));
+  typedef T V __attribute__((vector_size(Bytes)));
+  using I = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
+  typedef I IV __attribute__((vector_size(Bytes)));
 };
 
-template <typename T>
-__attribute__((target("avx2"))) void
-solve_lanes(const T * __restrict Ap,
-            int64_t s0,
-            int64_t s1,
-            int64_t s2,
-            T * __restrict xp,
-            int64_t n,
-            int64_t k,
-            typename Lanes<T>::V * __restrict a,
-            typename Lanes<T>::V * __restrict x)
+/// W elements from Ap (element stride s0, row/column strides s1, s2) and xp (n*k each, row-major).
+/// NF > 0 fixes n at compile time (the matrix then lives on the stack); NF == 0 uses n_rt and
+/// the scratch `a_rt` (n*n vectors). `x` is n*k vectors of scratch.
+template <typename T, int Bytes, int64_t NF>
+__attribute__((always_inline)) inline void
+lanes_body(const T * __restrict Ap,
+           int64_t s0,
+           int64_t s1,
+           int64_t s2,
+           T * __restrict xp,
+           int64_t n_rt,
+           int64_t k,
+           typename Lanes<T, Bytes>::V * __restrict a_rt,
+           typename Lanes<T, Bytes>::V * __restrict x)
 {
-  using V = typename Lanes<T>::V;
-  constexpr int64_t W = Lanes<T>::W;
+  using L = Lanes<T, Bytes>;
+  using V = typename L::V;
+  using IV = typename L::IV;
+  using I = typename L::I;
+  constexpr int64_t W = L::W;
+  const int64_t n = NF > 0 ? NF : n_rt;
+  V a_ct[NF > 0 ? NF * NF : 1];
+  V * __restrict a = NF > 0 ? a_ct : a_rt;
   for (int64_t l = 0; l < W; ++l)
   {
     const T * Ae = Ap + l * s0;
@@ -152,49 +166,40 @@ solve_lanes(const T * __restrict Ap,
     for (int64_t r = 0; r < n * k; ++r)
       x[r][l] = xp[l * n * k + r];
   }
+  const V zero = V{};
   for (int64_t c = 0; c < n; ++c)
   {
-    const V zero = V{};
+    // per lane: the first row of largest magnitude in column c at or below the diagonal
     V best = a[c * n + c];
     best = best < zero ? -best : best;
-    int64_t p[W];
-    for (int64_t l = 0; l < W; ++l)
-      p[l] = c;
+    IV piv = IV{} + static_cast<I>(c);
     for (int64_t i = c + 1; i < n; ++i)
     {
       V v = a[i * n + c];
       v = v < zero ? -v : v;
-      for (int64_t l = 0; l < W; ++l)
-        if (v[l] > best[l])
-        {
-          best[l] = v[l];
-          p[l] = i;
-        }
+      const auto gt = v > best;
+      best = gt ? v : best;
+      piv = gt ? IV{} + static_cast<I>(i) : piv;
     }
     for (int64_t l = 0; l < W; ++l)
-      if (p[l] != c)
-      {
-        for (int64_t j = c; j < n; ++j)
-        {
-          const T t = a[c * n + j][l];
-          a[c * n + j][l] = a[p[l] * n + j][l];
-          a[p[l] * n + j][l] = t;
-        }
-        for (int64_t r = 0; r < k; ++r)
-        {
-          const T t = x[c * k + r][l];
-          x[c * k + r][l] = x[p[l] * k + r][l];
-          x[p[l] * k + r][l] = t;
-        }
-      }
+    {
+      const int64_t p = piv[l];
+      if (p == c)
+        continue;
+      for (int64_t j = c; j < n; ++j)
+        std::swap(a[c * n + j][l], a[p * n + j][l]);
+      for (int64_t r = 0; r < k; ++r)
+        std::swap(x[c * k + r][l], x[p * k + r][l]);
+    }
     const V inv = T(1) / a[c * n + c];
     for (int64_t i = c + 1; i < n; ++i)
     {
       const V m = a[i * n + c] * inv;
-      bool all_zero = true;
+      const auto nz = m != zero;
+      bool any = false;
       for (int64_t l = 0; l < W; ++l)
-        all_zero = all_zero && m[l] == T(0);
-      if (all_zero)
+        any = any || nz[l] != 0;
+      if (!any) // exact zeros in every lane (sparse Jacobians): nothing to update
         continue;
       for (int64_t j = c + 1; j < n; ++j)
         a[i * n + j] -= m * a[c * n + j];
@@ -218,11 +223,55 @@ solve_lanes(const T * __restrict Ap,
       xp[l * n * k + r] = x[r][l];
 }
 
-bool
-has_avx2()
+template <typename T>
+using LaneKernel = void (*)(const T *, int64_t, int64_t, int64_t, T *, int64_t, int64_t, void *, void *);
+
+template <typename T, int64_t NF>
+__attribute__((target("avx512f"))) void
+lanes_avx512(const T * Ap, int64_t s0, int64_t s1, int64_t s2, T * xp, int64_t n, int64_t k, void * a, void * x)
 {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
+  using V = typename Lanes<T, 64>::V;
+  lanes_body<T, 64, NF>(Ap, s0, s1, s2, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
+}
+
+template <typename T, int64_t NF>
+__attribute__((target("avx2"))) void
+lanes_avx2(const T * Ap, int64_t s0, int64_t s1, int64_t s2, T * xp, int64_t n, int64_t k, void * a, void * x)
+{
+  using V = typename Lanes<T, 32>::V;
+  lanes_body<T, 32, NF>(Ap, s0, s1, s2, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
+}
+
+template <typename T, std::size_t... I>
+constexpr std::array<LaneKernel<T>, sizeof...(I)>
+lane_table_avx512(std::index_sequence<I...>)
+{
+  return {&lanes_avx512<T, static_cast<int64_t>(I)>...};
+}
+
+template <typename T, std::size_t... I>
+constexpr std::array<LaneKernel<T>, sizeof...(I)>
+lane_table_avx2(std::index_sequence<I...>)
+{
+  return {&lanes_avx2<T, static_cast<int64_t>(I)>...};
+}
+
+/// The widest lane kernel this CPU runs, for n (compile-time n up to kUnrolled), and its width
+/// in bytes; {nullptr, 0} without AVX2.
+template <typename T>
+std::pair<LaneKernel<T>, int>
+lane_kernel_for(int64_t n)
+{
+  static constexpr auto t512 = lane_table_avx512<T>(std::make_index_sequence<kUnrolled + 1>{});
+  static constexpr auto t256 = lane_table_avx2<T>(std::make_index_sequence<kUnrolled + 1>{});
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  const auto idx = static_cast<std::size_t>(n <= kUnrolled ? n : 0);
+  if (avx512)
+    return {t512[idx], 64};
+  if (avx2)
+    return {t256[idx], 32};
+  return {nullptr, 0};
 }
 #endif
 
@@ -243,17 +292,18 @@ solve_native(const at::Tensor & A, at::Tensor & x, int64_t n, int64_t k)
                    [&](int64_t begin, int64_t end)
                    {
 #ifdef NEML2_AOTI_LANES
-                     constexpr int64_t W = Lanes<T>::W;
-                     if (n > 1 && end - begin >= W && has_avx2())
+                     const auto [lanes, bytes] = lane_kernel_for<T>(n);
+                     const int64_t W = bytes / static_cast<int64_t>(sizeof(T));
+                     if (lanes && n > 1 && end - begin >= W)
                      {
-                       // 32-byte aligned lane scratch (std::vector<V> would drop V's alignment).
-                       using V = typename Lanes<T>::V;
-                       std::vector<T> raw(static_cast<std::size_t>((n * n + n * k + 1) * W));
-                       auto * va = reinterpret_cast<V *>(
-                           (reinterpret_cast<std::uintptr_t>(raw.data()) + 31) & ~std::uintptr_t{31});
-                       V * vx = va + n * n;
+                       // 64-byte aligned lane scratch: x (n*k vectors) and, for n > kUnrolled, A
+                       const auto vecs = static_cast<std::size_t>(n * k + (n > kUnrolled ? n * n : 0));
+                       std::vector<T> raw((vecs + 1) * static_cast<std::size_t>(W));
+                       auto * vx = reinterpret_cast<T *>(
+                           (reinterpret_cast<std::uintptr_t>(raw.data()) + 63) & ~std::uintptr_t{63});
+                       T * va = vx + n * k * W;
                        for (; begin + W <= end; begin += W)
-                         solve_lanes<T>(Ap + begin * s0, s0, s1, s2, xp + begin * n * k, n, k, va, vx);
+                         lanes(Ap + begin * s0, s0, s1, s2, xp + begin * n * k, n, k, va, vx);
                      }
 #endif
                      std::vector<T> scratch(static_cast<std::size_t>(n * n));
