@@ -6,7 +6,8 @@ data ``(*K, *B, *S, *base)``. A leaf pushes incoming tangents through its local 
 .. math::  \dot y^{(\ell)} = \sum_i \frac{\partial y}{\partial x_i}[\dot x_i^{(\ell)}]
 
 for every seed leaf :math:`\ell`. Each *action* ``actions[x_i]`` maps an incoming tangent to its
-contribution (a tangent of the output type). Second order:
+contribution (a tangent of the output type), a :func:`product_term` (the product ``a * b``
+left unevaluated, added to the sum by one fused multiply-add) or a tuple of those. Second order:
 
 .. math::  (g\circ f)''[a,b] = g''(f'a, f'b) + g'(f''[a,b]).
 """
@@ -17,17 +18,20 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 from neml2.models._typed import retag_sub
-from neml2.tensors import TensorWrapper, equalize_tangent_k
+from neml2.tensors import TensorWrapper, addcmul, equalize_tangent_k
 
 __all__ = [
     "ChainRuleAction",
     "ChainRuleDict",
+    "Contribution",
+    "ProductTerm",
     "SecondOrderChainRuleAction",
     "SecondOrderChainRuleDict",
     "TangentAction",
     "accumulate",
     "apply_chain_rule",
     "apply_chain_rule_2",
+    "product_term",
     "propagate_tangents",
 ]
 
@@ -35,7 +39,7 @@ ChainRuleDict: TypeAlias = dict[str, dict[str, TensorWrapper]]
 """``{variable: {seed leaf: tangent}}``."""
 SecondOrderChainRuleDict: TypeAlias = dict[str, dict[str, dict[str, TensorWrapper]]]
 """``{variable: {seed a: {seed b: tangent (N_a, N_b, ...)}}}``."""
-ChainRuleAction: TypeAlias = Callable[..., TensorWrapper]
+ChainRuleAction: TypeAlias = Callable[..., "Contribution"]
 """Maps an input tangent to its contribution to an output tangent."""
 SecondOrderChainRuleAction: TypeAlias = Callable[..., TensorWrapper]
 """Maps a pair of input tangents ``(Va, Vb)`` to the ``g''`` contribution."""
@@ -45,8 +49,51 @@ TangentAction: TypeAlias = TensorWrapper
 _EMPTY: dict[str, str] = {}
 
 
-def accumulate(parts: list[Any]) -> Any:
-    """Sum contributions to one seed leaf, equalizing K storage sizes first when they differ."""
+class ProductTerm:
+    """A contribution ``a * b`` left unevaluated (see :func:`product_term`)."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: TensorWrapper | float, b: TensorWrapper) -> None:
+        self.a = a
+        self.b = b
+
+    @property
+    def sub_batch_ndim(self) -> int:
+        """Sub-batch rank of the product."""
+        a = self.a
+        return (
+            max(a.sub_batch_ndim, self.b.sub_batch_ndim)
+            if isinstance(a, TensorWrapper)
+            else self.b.sub_batch_ndim
+        )
+
+    def evaluate(self) -> Any:
+        """``a * b``."""
+        a: Any = self.a
+        return a * self.b
+
+
+Contribution: TypeAlias = TensorWrapper | ProductTerm | tuple[TensorWrapper | ProductTerm, ...]
+"""What an action returns: a tangent, a :func:`product_term`, or a tuple of those (summed)."""
+
+
+def product_term(a: TensorWrapper | float, b: TensorWrapper) -> ProductTerm:
+    """The contribution ``a * b`` of an action, left for :func:`accumulate` to fuse.
+
+    Summed with the other contributions to the same seed leaf by ``acc + a * b`` in one pass
+    (:func:`neml2.tensors.addcmul`): the product is never written out, which in eager mode
+    saves a full write and read of a ``(K, *B, *base)`` temporary. The value is ``a * b``.
+    """
+    return ProductTerm(a, b)
+
+
+def _evaluated(part: Any) -> Any:
+    return part.evaluate() if isinstance(part, ProductTerm) else part
+
+
+def _plain_sum(parts: list[Any]) -> Any:
+    """Sum of evaluated contributions, equalizing K storage sizes first when they differ."""
     if len(parts) == 1:
         return parts[0]
     shapes = {p.data.shape[: p.k_ndim] for p in parts}
@@ -55,6 +102,38 @@ def accumulate(parts: list[Any]) -> Any:
     total = parts[0]
     for p in parts[1:]:
         total = total + p
+    return total
+
+
+def _unpaired(w: Any) -> bool:
+    return (
+        isinstance(w, TensorWrapper)
+        and not w.sub_batch_state
+        and w.k_pairing.count(None) == w.k_ndim
+    )
+
+
+def accumulate(parts: list[Any]) -> Any:
+    """Sum contributions to one seed leaf (tangents and :class:`ProductTerm` s).
+
+    Product terms are added by fused multiply-adds into a sum this function owns (updated in
+    place in plain eager mode). When any operand has paired K axes or sub-batch state, every term
+    is evaluated and summed with K storage equalized first, as for plain tangents.
+    """
+    terms = [p for p in parts if isinstance(p, ProductTerm)]
+    if not terms:
+        return _plain_sum(parts)
+    operands = [w for t in terms for w in (t.a, t.b) if isinstance(w, TensorWrapper)]
+    dense = [p for p in parts if not isinstance(p, ProductTerm)]
+    if not all(_unpaired(w) for w in (*operands, *dense)):
+        return _plain_sum([_evaluated(p) for p in parts])
+    if dense:
+        total, owned = _plain_sum(dense), len(dense) > 1
+    else:
+        total, owned, terms = terms[0].evaluate(), True, terms[1:]
+    for t in terms:
+        total = addcmul(total, t.a, t.b, inplace=owned)
+        owned = True
     return total
 
 
@@ -74,15 +153,16 @@ def _push(
         for leaf, tangent in seeds.items():
             if not isinstance(tangent, TensorWrapper) and types is not None and key in types:
                 tangent = types[key](tangent)  # raw seed: wrapped, K left unmarked
-            c = action(tangent)
-            if sub_ndim is not None and c.sub_batch_ndim != sub_ndim:
-                c = retag_sub(c, sub_ndim)
-            bucket = acc.get(leaf)
-            if bucket is None:
-                acc[leaf] = [c]
-            else:
-                bucket.append(c)
+            for c in _terms(action(tangent)):
+                if sub_ndim is not None and c.sub_batch_ndim != sub_ndim:
+                    c = retag_sub(_evaluated(c), sub_ndim)
+                acc.setdefault(leaf, []).append(c)
     return {leaf: accumulate(parts) for leaf, parts in acc.items()}
+
+
+def _terms(c: Any) -> tuple[Any, ...]:
+    """An action's result as a tuple of contributions."""
+    return c if isinstance(c, tuple) else (c,)
 
 
 def apply_chain_rule(
@@ -151,10 +231,11 @@ def apply_chain_rule_2(
     w = v if vh is None else vh
     acc: dict[str, dict[str, list[Any]]] = {}
 
-    def add(a: str, b: str, c: Any) -> None:
-        if sub is not None and c.sub_batch_ndim != sub:
-            c = retag_sub(c, sub)
-        acc.setdefault(a, {}).setdefault(b, []).append(c)
+    def add(a: str, b: str, result: Any) -> None:
+        for c in _terms(result):
+            if sub is not None and c.sub_batch_ndim != sub:
+                c = retag_sub(_evaluated(c), sub)
+            acc.setdefault(a, {}).setdefault(b, []).append(c)
 
     for (i, j), act in (actions_2 or {}).items():
         vi, wj = v.get(r.get(i, i)), w.get(r.get(j, j))

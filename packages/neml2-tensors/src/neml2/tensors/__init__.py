@@ -156,6 +156,9 @@ from neml2.tensors._exp_map import (
 from neml2.tensors._exp_map import (
     jvp_exp_map as jvp_exp_map,
 )
+from neml2.tensors._fused import (
+    addcmul as addcmul,
+)
 from neml2.tensors._interpolation import (
     bilinear_interpolation as bilinear_interpolation,
 )
@@ -343,6 +346,7 @@ __all__ = [
     "__version__",
     "abs",
     "acos",
+    "addcmul",
     "allclose",
     "asin",
     "atan",

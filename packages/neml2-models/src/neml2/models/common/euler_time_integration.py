@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models.chain_rule import product_term
 from neml2.models.model import Model
 from neml2.schema import HitSchema, derived_input, derived_output, input, output
 from neml2.tensors import R2, SR2, Scalar, Vec
@@ -64,7 +65,7 @@ class BackwardEulerTimeIntegration(Model):
             "variable~1": lambda d: -d,
             "time": lambda d: -(d * rate),
             "time~1": lambda d: d * rate,
-            "variable_rate": lambda d: ndt * d,
+            "variable_rate": lambda d: product_term(ndt, d),
         }
         return r, *self.propagate_tangents(
             v, "variable_residual", actions, output=r, v2=v2, vh=vh, actions_2=_bilinear_2(-1.0)

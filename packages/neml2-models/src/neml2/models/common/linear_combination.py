@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from neml2._registry import register_neml2_object
+from neml2.models.chain_rule import product_term
 from neml2.models.model import Model
 from neml2.schema import HitSchema, output, parameter, parameters, var_inputs
 from neml2.tensors import SR2, Scalar
@@ -59,7 +60,7 @@ class LinearCombination(Model):
         actions: dict[str, Any] = {}
         actions_2: dict[tuple[str, str], Any] = {}
         for name, w, x, wname in zip(self.from_var, ws, xs, self._weight_of, strict=True):
-            actions[name] = lambda d, w=w: w * d
+            actions[name] = lambda d, w=w: product_term(w, d)
             src = self.promoted_input(wname)
             if src is not None:
                 prev = actions.get(src)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models.chain_rule import product_term
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action, add_action_2, times
 from neml2.models.solid_mechanics.elasticity._elastic_constants import (
@@ -87,7 +88,7 @@ class LinearIsotropicElasticity(Model):
             if v is None:
                 return y
         inp = self._in_name
-        actions: dict[str, Any] = {inp: lambda d: b * d + tr(d) * ci}
+        actions: dict[str, Any] = {inp: lambda d: (product_term(b, d), product_term(tr(d), ci))}
         xv, xd = (vol(x), dev(x)) if ca.g or cb.g or ca.h or cb.h else (None, None)
         actions_2: dict[tuple[str, str], Any] = {}
         for k in set(ca.g) | set(cb.g):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models.chain_rule import product_term
 from neml2.models.model import Model
 from neml2.schema import HitSchema, input, output
 from neml2.tensors import SR2, Scalar
@@ -41,7 +42,8 @@ class _Bilinear(Model):
         if v is None:
             return y
         d = self.DIRECTION
-        actions = {"flow_rate": lambda t: (s * t) * n, d: lambda t: (s * g) * t}
+        sn, sg = s * n, s * g
+        actions = {"flow_rate": lambda t: product_term(t, sn), d: lambda t: product_term(sg, t)}
         actions_2 = {
             ("flow_rate", d): lambda a, b: (s * a) * b,
             (d, "flow_rate"): lambda a, b: (s * b) * a,

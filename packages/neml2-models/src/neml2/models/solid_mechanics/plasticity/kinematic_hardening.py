@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from neml2._registry import register_neml2_object
+from neml2.models.chain_rule import product_term
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action
 from neml2.schema import HitSchema, derived_output, input, output, parameter
@@ -83,17 +84,20 @@ class _ArmstrongFrederick(Model):
         c_n = (2.0 / 3.0) * c * gr
         c_x = -g * gr
         actions: dict[str, Any] = {
-            "flow_rate": lambda d: d * hard,
-            "flow_direction": lambda d: c_n * d,
+            "flow_rate": lambda d: product_term(d, hard),
+            "flow_direction": lambda d: product_term(c_n, d),
         }
         add_action(actions, self.promoted_input("C"), lambda d: d * ((2.0 / 3.0) * gr * n))
         add_action(actions, self.promoted_input("g"), lambda d: d * (-gr * x))
         if not self.RECOVERY:
-            actions["back_stress"] = lambda d: c_x * d
+            actions["back_stress"] = lambda d: product_term(c_x, d)
         else:
             c_x = c_x - a_ * s
-            kx = (a_ * (ea - 1.0) * pow(r, ea - 3.0)) * x
-            actions["back_stress"] = lambda d: c_x * d - inner(x, d) * kx
+            nkx = (-a_ * (ea - 1.0) * pow(r, ea - 3.0)) * x
+            actions["back_stress"] = lambda d: (
+                product_term(c_x, d),
+                product_term(inner(x, d), nkx),
+            )
             add_action(actions, self.promoted_input("A"), lambda d: d * (-s * x))
             add_action(actions, self.promoted_input("a"), lambda d: d * (-a_ * s * log(r) * x))
         return y, *self.propagate_tangents(v, "back_stress_rate", actions, output=y)
