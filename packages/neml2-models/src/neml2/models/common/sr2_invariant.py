@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from neml2._registry import register_neml2_object
+from neml2.models.chain_rule import product_term
 from neml2.models.model import Model
 from neml2.schema import HitSchema, input, option, output
 from neml2.tensors import SR2, Scalar, dev, inner, sqrt, tr
@@ -63,9 +64,12 @@ class SR2Invariant(Model):
             return f
         n = s * (c / f)  # df/dA = c s / f
         actions = {"tensor": lambda d: inner(n, d)}
+        # d2f/dA2 [a, b] = (c dev(a) : b - (n : a)(n : b)) / f
+        c_f, m_f = c / f, -1.0 / f
         actions_2 = {
             ("tensor", "tensor"): lambda a, b: (
-                (inner(dev(a), b) * c - inner(n, a) * inner(n, b)) / f
+                product_term(c_f, inner(dev(a), b)),
+                product_term(inner(n, a) * m_f, inner(n, b)),
             )
         }
         return f, *self.propagate_tangents(

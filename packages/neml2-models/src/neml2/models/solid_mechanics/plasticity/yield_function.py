@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models.chain_rule import product_term
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action
 from neml2.schema import HitSchema, input, output, parameter
@@ -46,8 +47,8 @@ class YieldFunction(Model):
         f = _C * f
         if v is None:
             return f
-        actions: dict[str, Any] = {"effective_stress": lambda d: _C * d}
+        actions: dict[str, Any] = {"effective_stress": lambda d: product_term(_C, d)}
         if n == 2:
-            actions["isotropic_hardening"] = lambda d: -_C * d
+            actions["isotropic_hardening"] = lambda d: product_term(-_C, d)
         add_action(actions, self.promoted_input("yield_stress"), lambda d: -_C * d)
         return f, *self.propagate_tangents(v, "yield_function", actions, output=f, v2=v2, vh=vh)
