@@ -41,7 +41,7 @@ SecondOrderChainRuleDict: TypeAlias = dict[str, dict[str, dict[str, TensorWrappe
 """``{variable: {seed a: {seed b: tangent (N_a, N_b, ...)}}}``."""
 ChainRuleAction: TypeAlias = Callable[..., "Contribution"]
 """Maps an input tangent to its contribution to an output tangent."""
-SecondOrderChainRuleAction: TypeAlias = Callable[..., TensorWrapper]
+SecondOrderChainRuleAction: TypeAlias = Callable[..., "Contribution"]
 """Maps a pair of input tangents ``(Va, Vb)`` to the ``g''`` contribution."""
 TangentAction: TypeAlias = TensorWrapper
 """A tangent value (typed wrapper with leading K axes)."""
