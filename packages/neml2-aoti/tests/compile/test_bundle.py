@@ -125,3 +125,44 @@ def test_no_cache_and_jobs_reach_the_lowering(
     with pytest.raises(_Lowered):
         cli.main([*argv, "--no-cache"])
     assert calls == [(["model.pt2", "model_jvp.pt2", "model_pjac.pt2"], 2)]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "derivative_graphs"),
+    [
+        ("elasticity", {"model_jvp.pt2", "model_pjac.pt2"}),
+        (
+            "scalar_implicit",
+            {"model_jacobian.pt2", "model_jacobian_given.pt2", "model_dr_dparam.pt2"},
+        ),
+    ],
+)
+def test_derivative_graphs_get_the_realization_threshold(
+    scenario_file: Any,
+    scenario: str,
+    derivative_graphs: set[str],
+    dtype_name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Graphs computing derivatives store shared pointwise expressions; value graphs do not."""
+    seen: dict[str, dict[str, Any]] = {}
+
+    def fake_lower_all(jobs: Any, leaf: Path, n_jobs: int = 1, progress: Any = None) -> None:
+        seen.update({j.filename: j.inductor_configs for j in jobs})
+        raise _Lowered
+
+    monkeypatch.setattr(_pipeline, "lower_all", fake_lower_all)
+    kw = SCENARIOS[scenario]
+    options = [a for p in kw.get("promote", ()) for a in ("-p", p)]
+    options += [a for d in kw.get("derivatives", ()) for a in ("-d", d)]
+    argv = [str(scenario_file(scenario)), "--model", kw["model"], *options, "--dtype", dtype_name,
+            "--output-dir", str(tmp_path), "-q", "--no-cache"]  # fmt: skip
+    with pytest.raises(_Lowered):
+        cli.main(argv)
+    assert derivative_graphs <= set(seen)
+    for name, configs in seen.items():
+        assert configs["aot_inductor.compile_wrapper_opt_level"] == "O0"
+        assert (configs.get("realize_cpu_opcount_threshold") == 10) == (
+            name in derivative_graphs
+        ), name

@@ -26,6 +26,7 @@ from torch import nn
 from neml2.aoti.compile._elf import clear_exec_stack
 
 __all__ = [
+    "DERIVATIVE_CONFIGS",
     "INDUCTOR_CONFIGS",
     "GraphJob",
     "copied_inputs",
@@ -34,26 +35,32 @@ __all__ = [
     "rows_independent",
 ]
 
-#: Inductor options of every lowering:
-#:
-#: * the AOTI wrapper is compiled at -O0 (it only sequences kernel calls; -O1 roughly doubles
-#:   its g++ time), kernels keep Inductor's default flags;
-#: * pointwise expressions of more than 10 ops are stored once instead of being inlined into
-#:   every consumer (CPU default: 50). A per-point coefficient of a chain-rule action (e.g.
-#:   Chaboche's ``A |X|^(a-1)``, with its ``pow``) is read by every entry of a 6x6 or 19x19
-#:   Jacobian block; inlined, it was recomputed for each (about 20 % of the Chaboche step).
-INDUCTOR_CONFIGS: dict[str, Any] = {
-    "aot_inductor.compile_wrapper_opt_level": "O0",
-    "realize_cpu_opcount_threshold": 10,
-}
+#: Inductor options of every lowering: the AOTI wrapper is compiled at -O0 (it only sequences
+#: kernel calls; -O1 roughly doubles its g++ time), kernels keep Inductor's default flags.
+INDUCTOR_CONFIGS: dict[str, Any] = {"aot_inductor.compile_wrapper_opt_level": "O0"}
+
+#: Added for graphs that compute derivatives (Jacobian, JVP, parameter Jacobian): pointwise
+#: expressions of more than 10 ops are stored once instead of being inlined into every consumer
+#: (CPU default: 50). A per-point coefficient of a chain-rule action (e.g. Chaboche's
+#: ``A |X|^(a-1)``, with its ``pow``) is read by every entry of a 6x6 or 19x19 Jacobian block;
+#: inlined, it was recomputed for each (about 20 % of the Chaboche step). Value graphs keep the
+#: default: there the extra stored buffer only costs (elasticity at batch 1: +0.5 µs a call).
+DERIVATIVE_CONFIGS: dict[str, Any] = {"realize_cpu_opcount_threshold": 10}
 
 
 @dataclass
 class GraphJob:
-    """One graph to write: its file name and exported program (or a saved copy's path)."""
+    """One graph to write: its file name, exported program (or a saved copy's path) and whether
+    it computes derivatives (lowered with :data:`DERIVATIVE_CONFIGS`)."""
 
     filename: str
     program: Any
+    derivatives: bool = False
+
+    @property
+    def inductor_configs(self) -> dict[str, Any]:
+        """The Inductor options of this graph."""
+        return {**INDUCTOR_CONFIGS, **(DERIVATIVE_CONFIGS if self.derivatives else {})}
 
 
 def _clear_caches(module: nn.Module) -> None:
@@ -175,13 +182,13 @@ def input_independent_outputs(ep: torch.export.ExportedProgram) -> list[bool]:
     return [not dep.get(a, False) for a in out.args[0]]
 
 
-def _lower(program: Any, path: str) -> str:
+def _lower(program: Any, path: str, configs: dict[str, Any]) -> str:
     if isinstance(program, str):
         program = torch.export.load(program)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = torch._inductor.aoti_compile_and_package(
-            program, package_path=path, inductor_configs=dict(INDUCTOR_CONFIGS)
+            program, package_path=path, inductor_configs=configs
         )
     clear_exec_stack(out)
     return str(out)
@@ -204,7 +211,7 @@ def lower_all(
     if n_jobs == 1:
         for job in jobs:
             path = leaf / job.filename
-            _lower(job.program, str(path))
+            _lower(job.program, str(path), job.inductor_configs)
             out.append(path)
             if progress is not None:
                 progress(str(path))
@@ -218,7 +225,7 @@ def lower_all(
         ctx = get_context("spawn")
         with ProcessPoolExecutor(n_jobs, mp_context=ctx, initializer=_worker_init) as pool:
             futs = [
-                pool.submit(_lower, s, str(leaf / j.filename))
+                pool.submit(_lower, s, str(leaf / j.filename), j.inductor_configs)
                 for s, j in zip(saved, jobs, strict=True)
             ]
             for fut, job in zip(futs, jobs, strict=True):

@@ -332,7 +332,8 @@ def _build_leaf(
                 del pl.segment["graphs"]["predictor"]
                 total[0] -= 1
                 continue
-        todo.append(GraphJob(fname, ep))
+        mode = getattr(adapter, "mode", "value")
+        todo.append(GraphJob(fname, ep, derivatives=mode not in ("value", "residual")))
         min_batch = max(min_batch, mb)
     meta["min_batch"] = min_batch
     staging = _staging(leaf)
