@@ -96,3 +96,17 @@ def test_unfusable_operands_take_the_wrapper_ops() -> None:
         addcmul(acc, Vec(_rand(B, 3, seed=22)), t)
     ints = _tangent(torch.arange(K * B * 6).reshape(K, B, 6))
     np.testing.assert_array_equal(addcmul(ints, 2, ints).data.numpy(), 3 * ints.data.numpy())
+
+
+def test_paired_k_axes_take_the_wrapper_ops() -> None:
+    """A K axis paired with a sub-batch axis is not plain broadcasting: no fused path."""
+    paired = SR2._wrap(_rand(1, B, 3, 6, seed=23), 1, (), (), 1, (BROADCAST,), (0,))
+    assert (
+        not paired.aligns_by_broadcasting
+        and _tangent(_rand(K, B, 6, seed=1)).aligns_by_broadcasting
+    )
+    coef = Scalar(_rand(B, 3, seed=24)).with_sub_batch_ndim(1)
+    got = addcmul(paired, coef, paired, inplace=True)
+    want = paired + coef * paired
+    torch.testing.assert_close(got.data, want.data, rtol=0, atol=0)
+    assert (got.k_state, got.k_pairing) == (want.k_state, want.k_pairing)

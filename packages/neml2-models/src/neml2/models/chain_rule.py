@@ -105,14 +105,6 @@ def _plain_sum(parts: list[Any]) -> Any:
     return total
 
 
-def _unpaired(w: Any) -> bool:
-    return (
-        isinstance(w, TensorWrapper)
-        and not w.sub_batch_state
-        and w.k_pairing.count(None) == w.k_ndim
-    )
-
-
 def accumulate(parts: list[Any]) -> Any:
     """Sum contributions to one seed leaf (tangents and :class:`ProductTerm` s).
 
@@ -125,7 +117,9 @@ def accumulate(parts: list[Any]) -> Any:
         return _plain_sum(parts)
     operands = [w for t in terms for w in (t.a, t.b) if isinstance(w, TensorWrapper)]
     dense = [p for p in parts if not isinstance(p, ProductTerm)]
-    if not all(_unpaired(w) for w in (*operands, *dense)):
+    if not all(
+        isinstance(w, TensorWrapper) and w.aligns_by_broadcasting for w in (*operands, *dense)
+    ):
         return _plain_sum([_evaluated(p) for p in parts])
     if dense:
         total, owned = _plain_sum(dense), len(dense) > 1

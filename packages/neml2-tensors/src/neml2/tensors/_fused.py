@@ -23,15 +23,10 @@ __all__ = ["addcmul"]
 W = TypeVar("W", bound=TensorWrapper)
 
 
-def _unpaired(w: TensorWrapper) -> bool:
-    """No sub-batch state and no paired K axis: alignment is plain broadcasting."""
-    return not w.sub_batch_state and w.k_pairing.count(None) == w.k_ndim
-
-
 def _fusable(acc: TensorWrapper, a: TensorWrapper | float, b: TensorWrapper) -> bool:
     """``acc + a * b`` is plain broadcasting of floating storages and keeps ``acc``'s type."""
     ws = (acc, b) if isinstance(a, float) else (acc, a, b)
-    if not all(isinstance(w, PrimitiveTensor) and _unpaired(w) for w in ws):
+    if not all(isinstance(w, PrimitiveTensor) and w.aligns_by_broadcasting for w in ws):
         return False
     if not all(w.data.is_floating_point() for w in ws):
         return False

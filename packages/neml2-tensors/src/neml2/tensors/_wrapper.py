@@ -281,6 +281,11 @@ class TensorWrapper(StorageProperties):
         return self.BASE_SHAPE
 
     @property
+    def aligns_by_broadcasting(self) -> bool:
+        """No sub-batch state and no paired K axis: ops align this wrapper by plain broadcasting."""
+        return not self.sub_batch_state and self.k_pairing.count(None) == self.k_ndim
+
+    @property
     def dynamic_batch_ndim(self) -> int:
         return self.data.dim() - self.k_ndim - self.sub_batch_ndim - self.BASE_NDIM
 
