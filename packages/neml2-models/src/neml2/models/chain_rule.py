@@ -112,6 +112,8 @@ def accumulate(parts: list[Any]) -> Any:
     place in plain eager mode). When any operand has paired K axes or sub-batch state, every term
     is evaluated and summed with K storage equalized first, as for plain tangents.
     """
+    if len(parts) == 1:
+        return _evaluated(parts[0])
     terms = [p for p in parts if isinstance(p, ProductTerm)]
     if not terms:
         return _plain_sum(parts)
