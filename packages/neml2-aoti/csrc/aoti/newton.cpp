@@ -27,26 +27,11 @@ dense_solve(const at::Tensor & A, const at::Tensor & b)
   return batched_dense_solve(A, b);
 }
 
-RowBlocks::RowBlocks(std::vector<at::Tensor> blocks)
-  : _blocks(std::move(blocks))
-{
-  if (_blocks.size() == 1)
-    _whole = _blocks.front();
-}
-
-const at::Tensor &
-RowBlocks::whole() const
-{
-  if (!_whole.defined() && defined())
-    _whole = at::cat(_blocks, 0);
-  return _whole;
-}
-
 at::Tensor
 RowBlocks::solve(const at::Tensor & b) const
 {
-  if (_whole.defined())
-    return dense_solve(_whole, b);
+  if (_blocks.size() == 1)
+    return dense_solve(_blocks.front(), b);
   std::vector<at::Tensor> parts;
   parts.reserve(_blocks.size());
   int64_t r0 = 0;

@@ -29,17 +29,17 @@ class RowBlocks
 {
 public:
   RowBlocks() = default;
-  explicit RowBlocks(std::vector<at::Tensor> blocks);
+  explicit RowBlocks(std::vector<at::Tensor> blocks)
+    : _blocks(std::move(blocks))
+  {
+  }
 
   bool defined() const { return !_blocks.empty(); }
-  /// A as one (B, N, N) tensor: the single block, or the blocks concatenated (once, then kept).
-  const at::Tensor & whole() const;
   /// x = A^{-1} b for b (B, N) or (B, N, M): dense_solve per block on its rows of b.
   at::Tensor solve(const at::Tensor & b) const;
 
 private:
   std::vector<at::Tensor> _blocks;
-  mutable at::Tensor _whole;
 };
 
 /// The residual b = -r(u) and its Jacobian A = dr/du of one implicit system over flat (B, N) u.
