@@ -149,16 +149,16 @@ def _push(
         for leaf, tangent in seeds.items():
             if not isinstance(tangent, TensorWrapper) and types is not None and key in types:
                 tangent = types[key](tangent)  # raw seed: wrapped, K left unmarked
-            for c in _terms(action(tangent)):
-                if sub_ndim is not None and c.sub_batch_ndim != sub_ndim:
-                    c = retag_sub(_evaluated(c), sub_ndim)
-                acc.setdefault(leaf, []).append(c)
-    return {leaf: accumulate(parts) for leaf, parts in acc.items()}
+            _collect(acc.setdefault(leaf, []), action(tangent), sub_ndim)
+    return {leaf: accumulate(parts) for leaf, parts in acc.items() if parts}
 
 
-def _terms(c: Any) -> tuple[Any, ...]:
-    """An action's result as a tuple of contributions."""
-    return c if isinstance(c, tuple) else (c,)
+def _collect(bucket: list[Any], result: Any, sub_ndim: int | None) -> None:
+    """Append an action's contribution(s) to ``bucket``, retagged to ``sub_ndim`` if given."""
+    for c in result if isinstance(result, tuple) else (result,):
+        if sub_ndim is not None and c.sub_batch_ndim != sub_ndim:
+            c = retag_sub(_evaluated(c), sub_ndim)
+        bucket.append(c)
 
 
 def apply_chain_rule(
@@ -228,10 +228,7 @@ def apply_chain_rule_2(
     acc: dict[str, dict[str, list[Any]]] = {}
 
     def add(a: str, b: str, result: Any) -> None:
-        for c in _terms(result):
-            if sub is not None and c.sub_batch_ndim != sub:
-                c = retag_sub(_evaluated(c), sub)
-            acc.setdefault(a, {}).setdefault(b, []).append(c)
+        _collect(acc.setdefault(a, {}).setdefault(b, []), result, sub)
 
     for (i, j), act in (actions_2 or {}).items():
         vi, wj = v.get(r.get(i, i)), w.get(r.get(j, j))
@@ -249,7 +246,7 @@ def apply_chain_rule_2(
             for a, inner in seeds.items():
                 for b, t in inner.items():
                     add(a, b, action(t))
-    out = {a: {b: accumulate(ps) for b, ps in inner.items()} for a, inner in acc.items()}
+    out = {a: {b: accumulate(ps) for b, ps in inner.items() if ps} for a, inner in acc.items()}
     return {r.get(output_name, output_name): out} if out else {}
 
 
