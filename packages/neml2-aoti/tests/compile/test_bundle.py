@@ -137,7 +137,7 @@ def test_no_cache_and_jobs_reach_the_lowering(
         ),
     ],
 )
-def test_derivative_graphs_get_the_realization_threshold(
+def test_derivative_graphs_get_their_inductor_options(
     scenario_file: Any,
     scenario: str,
     derivative_graphs: set[str],
@@ -163,6 +163,13 @@ def test_derivative_graphs_get_the_realization_threshold(
     assert derivative_graphs <= set(seen)
     for name, configs in seen.items():
         assert configs["aot_inductor.compile_wrapper_opt_level"] == "O0"
-        assert (configs.get("realize_cpu_opcount_threshold") == 10) == (
+        assert (configs.get("realize_cpu_opcount_threshold") == 4) == (
             name in derivative_graphs
         ), name
+        assert ("cpp.simdlen" in configs) == (name in derivative_graphs and _has_avx2()), name
+
+
+def _has_avx2() -> bool:
+    from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+
+    return any(isa.bit_width() == 256 for isa in valid_vec_isa_list())

@@ -54,7 +54,8 @@ def test_empty_sides_mean_all(capsys: Any, scenario_file: Any, tmp_path: Path) -
     zero = {p["in"]: p["zero"] for p in seg["jacobian_pairs"]}
     assert zero == {"x": True, "x~1": False, "t": False, "t~1": False}
     assert [c["name"] for c in seg["given_columns"]] == ["x~1", "t", "t~1"]
-    assert "residual" not in seg["graphs"]  # no line search: Newton uses the jacobian graph
+    # also without line search: the iterate predicted converged is checked without its Jacobian
+    assert seg["graphs"]["residual"] == "model_residual.pt2"
 
 
 def test_quiet_and_no_stub(capsys: Any, scenario_file: Any, tmp_path: Path) -> None:

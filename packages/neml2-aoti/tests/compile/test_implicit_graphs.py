@@ -111,6 +111,8 @@ def test_scalar_implicit_graphs(
     gb, gA = graph("scalar_implicit", "model_jacobian.pt2")(u, *rest)
     close(gb, b.flat(), rtol, "jacobian graph: b = -r")
     close(gA, A.to_dense(), rtol, "jacobian graph: A = dr/du")
+    (rb,) = graph("scalar_implicit", "model_residual.pt2")(u, *rest)
+    close(rb, b.flat(), rtol, "residual graph: b = -r")
     (gB,) = graph("scalar_implicit", "model_jacobian_given.pt2")(u, *rest)
     close(gB, Bm.to_dense(), rtol, "jacobian_given graph: dr/dg")
     (gP,) = graph("scalar_implicit", "model_dr_dparam.pt2")(u, *rest)
@@ -145,7 +147,7 @@ def test_chaboche_graphs(
     assert meta["derivatives"] == [["stress", "strain"]]
     pred = seg["predictor"]
     assert pred["identity"] and pred["copy_from"] == [f"{o}~1" for o in pred["outputs"]]
-    assert set(seg["graphs"]) == {"jacobian", "jacobian_given"}
+    assert set(seg["graphs"]) == {"residual", "jacobian", "jacobian_given"}
     s = _chaboche_state(batch, dtype)
     m = _eager(scenario_file, "chaboche", dtype, {})
     m64 = _eager(scenario_file, "chaboche", torch.float64, {})
@@ -167,6 +169,8 @@ def test_chaboche_graphs(
         terms = max(float(u.abs().max()), *(float(g.abs().max()) for g in rest))
         close(gb, b.flat(), rtol, "jacobian graph: b = -r", terms)
         close(gA, A.to_dense(), rtol, "jacobian graph: A = dr/du")
+        (rb,) = graph("chaboche", "model_residual.pt2")(u, *rest)
+        close(rb, b.flat(), rtol, "residual graph: b = -r", terms)
         (gB,) = graph("chaboche", "model_jacobian_given.pt2")(u, *rest)
         close(gB, Bm.to_dense(), rtol, "jacobian_given graph: dr/dstrain")
     # round trip from the (identity) predictor's guess

@@ -27,8 +27,10 @@ from neml2.aoti.compile._elf import clear_exec_stack
 
 __all__ = [
     "DERIVATIVE_CONFIGS",
+    "DERIVATIVE_SIMDLEN",
     "INDUCTOR_CONFIGS",
     "GraphJob",
+    "derivative_configs",
     "copied_inputs",
     "export_graph",
     "lower_all",
@@ -39,19 +41,41 @@ __all__ = [
 #: kernel calls; -O1 roughly doubles its g++ time), kernels keep Inductor's default flags.
 INDUCTOR_CONFIGS: dict[str, Any] = {"aot_inductor.compile_wrapper_opt_level": "O0"}
 
-#: Added for graphs that compute derivatives (Jacobian, JVP, parameter Jacobian): pointwise
-#: expressions of more than 10 ops are stored once instead of being inlined into every consumer
-#: (CPU default: 50). A per-point coefficient of a chain-rule action (e.g. Chaboche's
-#: ``A |X|^(a-1)``, with its ``pow``) is read by every entry of a 6x6 or 19x19 Jacobian block;
-#: inlined, it was recomputed for each (about 20 % of the Chaboche step). Value graphs keep the
-#: default: there the extra stored buffer only costs (elasticity at batch 1: +0.5 µs a call).
-DERIVATIVE_CONFIGS: dict[str, Any] = {"realize_cpu_opcount_threshold": 10}
+#: Added for graphs that compute derivatives (Jacobian, JVP, parameter Jacobian):
+#:
+#: * pointwise expressions of more than 4 ops are stored once instead of being inlined into every
+#:   consumer (CPU default: 50). A per-point coefficient of a chain-rule action (e.g. Chaboche's
+#:   ``A |X|^(a-1)``, with its ``pow``) is read by every entry of a 6x6 or 19x19 Jacobian block;
+#:   inlined, it is recomputed for each. Measured per ``_jacobian`` call (one thread, float64):
+#:   Chaboche 1.35 -> 1.27 µs per point at batch 10^3 with 4 instead of 10, Gurson 0.52 -> 0.44,
+#:   the complementarity plasticity example 0.70 -> 0.72 (5 and 6 were slower than 10 for
+#:   Chaboche).
+#: * on x86-64 with AVX2, :data:`DERIVATIVE_SIMDLEN` (256-bit) vectors: the innermost axes of these
+#:   graphs are mostly 6 wide (SR2 components), which fill 6 of the 16 float64 lanes of the tiled
+#:   AVX-512 code but 6 of 8 with AVX2 (both options: Chaboche 1.19 µs, Gurson 0.37, the
+#:   complementarity example 0.73).
+#:
+#: Value graphs keep the defaults: there an extra stored buffer only costs (elasticity at batch 1:
+#: +0.5 µs a call). See :func:`derivative_configs`.
+DERIVATIVE_CONFIGS: dict[str, Any] = {"realize_cpu_opcount_threshold": 4}
+DERIVATIVE_SIMDLEN = 256
+
+
+def derivative_configs() -> dict[str, Any]:
+    """:data:`DERIVATIVE_CONFIGS`, plus ``cpp.simdlen`` = :data:`DERIVATIVE_SIMDLEN` when this
+    host's Inductor can emit vectors of that width (elsewhere, e.g. on aarch64, forcing a width
+    the CPU lacks would turn vectorization off)."""
+    from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+
+    widths = {isa.bit_width() for isa in valid_vec_isa_list()}
+    simd = {"cpp.simdlen": DERIVATIVE_SIMDLEN} if DERIVATIVE_SIMDLEN in widths else {}
+    return {**DERIVATIVE_CONFIGS, **simd}
 
 
 @dataclass
 class GraphJob:
     """One graph to write: its file name, exported program (or a saved copy's path) and whether
-    it computes derivatives (lowered with :data:`DERIVATIVE_CONFIGS`)."""
+    it computes derivatives (lowered with :func:`derivative_configs`)."""
 
     filename: str
     program: Any
@@ -60,7 +84,7 @@ class GraphJob:
     @property
     def inductor_configs(self) -> dict[str, Any]:
         """The Inductor options of this graph."""
-        return {**INDUCTOR_CONFIGS, **(DERIVATIVE_CONFIGS if self.derivatives else {})}
+        return {**INDUCTOR_CONFIGS, **(derivative_configs() if self.derivatives else {})}
 
 
 def _clear_caches(module: nn.Module) -> None:

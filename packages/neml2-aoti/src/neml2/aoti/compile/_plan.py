@@ -240,8 +240,8 @@ def _implicit(prep: Prepared, rn: Renames, b: int, like: torch.Tensor, gen: Any)
         seg["graphs"][key] = graphs[-1][0]
 
     add("jacobian", ImplicitGraph(prep, "jacobian"), ex)
-    if cfg["linesearch"]:
-        add("residual", ImplicitGraph(prep, "residual"), ex)
+    # line-search trials and the iterate Newton predicts converged need b only (no A)
+    add("residual", ImplicitGraph(prep, "residual"), ex)
     if m.predictor is not None:
         pg = PredictorGraph(prep)
         info = {v.name: v for v in prep.inputs}
