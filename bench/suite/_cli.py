@@ -34,6 +34,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), help="default: all")
     ap.add_argument("--routes", nargs="+", choices=[r.name for r in ROUTES], help="default: all")
     ap.add_argument(
+        "--batches", type=int, nargs="+", help="only these of the workloads' batch sizes"
+    )
+    ap.add_argument(
         "--time-limit", type=float, help="seconds after which no new cell starts (quick 420, 1800)"
     )
     ap.add_argument("--inputs", type=Path, default=ROOT / "bench" / "inputs")
@@ -62,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.time_limit is not None:
         budget = dataclasses.replace(budget, run_limit=args.time_limit)
     runner = Runner(Context(args.inputs, artifacts), budget)
-    cells = runner.run(targets, routes, workloads, threads, args.quick)
+    only = set(args.batches) if args.batches else None
+    cells = runner.run(targets, routes, workloads, threads, args.quick, only)
     records = list(artifacts.records.values())
     data = {
         "meta": {

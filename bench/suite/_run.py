@@ -60,7 +60,9 @@ class Runner:
         workloads: list[Workload],
         threads: list[int],
         quick: bool,
+        only_batches: set[int] | None = None,
     ) -> list[Cell]:
+        """Every cell, ``only_batches`` (when given) restricting the batch sizes."""
         rows = [(route, wl, mode) for route in sorted(routes, key=lambda r: r.cost)
                 for wl in workloads for mode in wl.modes]  # fmt: skip
         prev: dict[tuple[str, str, str, int], dict[str, tuple[int, float]]] = {}
@@ -69,6 +71,7 @@ class Runner:
         for newton in (False, True):
             group = [r for r in rows if r[1].newton == newton]
             batches = sorted({b for route, wl, _ in group for b in route.batches(wl, quick)})
+            batches = [b for b in batches if only_batches is None or b in only_batches]
             for batch in batches:
                 for nt in threads:
                     for route, wl, mode in group:

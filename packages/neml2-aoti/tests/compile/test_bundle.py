@@ -163,9 +163,9 @@ def test_derivative_graphs_get_their_inductor_options(
     assert derivative_graphs <= set(seen)
     for name, configs in seen.items():
         assert configs["aot_inductor.compile_wrapper_opt_level"] == "O0"
-        assert (configs.get("realize_cpu_opcount_threshold") == 4) == (
-            name in derivative_graphs
-        ), name
+        assert (configs.get("realize_cpu_opcount_threshold") == 4) == (name in derivative_graphs), (
+            name
+        )
         assert ("cpp.simdlen" in configs) == (name in derivative_graphs and _has_avx2()), name
 
 
