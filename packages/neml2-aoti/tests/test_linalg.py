@@ -1,12 +1,14 @@
-"""``batched_dense_solve`` (libneml2.so) against ``torch.linalg.solve``."""
+"""``batched_dense_solve`` and ``batched_parts_solve`` (libneml2.so) against ``torch.linalg.solve``."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 import torch
 
 from neml2.aoti import FatalError
-from neml2.aoti._aoti import batched_dense_solve
+from neml2.aoti._aoti import batched_dense_solve, batched_parts_solve
 
 
 def _tol(dtype: torch.dtype) -> float:
@@ -95,3 +97,78 @@ def test_noncontiguous_and_autograd_fallback() -> None:
 def test_bad_inputs(A: torch.Tensor, b: torch.Tensor, match: str) -> None:
     with pytest.raises(FatalError, match=match):
         batched_dense_solve(A, b)
+
+
+def _split(
+    A: torch.Tensor, rows: list[int], cols: list[int]
+) -> list[tuple[int, int, torch.Tensor]]:
+    """A as the blocks of a row x column partition, the all-zero blocks left out."""
+    parts = []
+    r0 = 0
+    for r in rows:
+        c0 = 0
+        for c in cols:
+            blk = A[:, r0 : r0 + r, c0 : c0 + c]
+            if blk.any():
+                parts.append((r0, c0, blk))
+            c0 += c
+        r0 += r
+    return parts
+
+
+@pytest.mark.parametrize("k", [None, 4])
+def test_parts_solve_matches_the_assembled_matrix(k: int | None, dtype: torch.dtype) -> None:
+    """Chaboche-like 6/1/6/6 blocks, two of them zero (never passed), mixed strides: the parts
+    solve equals the dense solve of the assembled matrix bit for bit (the same LU on the same
+    entries) and torch.linalg.solve to rounding."""
+    B, sizes = 37, [6, 1, 6, 6]
+    A = _systems(B, 19, torch.float64, seed=5)
+    A[:, 7:13, 13:19] = 0.0
+    A[:, 13:19, 7:13] = 0.0
+    A = A.to(dtype)
+    parts = _split(A, sizes, sizes)
+    assert len(parts) == 14
+    # a transposed-storage part and a batch-1 (broadcast) part
+    r, c, blk = parts[0]
+    parts[0] = (r, c, blk.transpose(1, 2).contiguous().transpose(1, 2))
+    r, c, blk = parts[1]
+    first = blk[:1].clone()
+    A[:, r : r + blk.shape[1], c : c + blk.shape[2]] = first
+    parts[1] = (r, c, first)
+    g = torch.Generator().manual_seed(1)
+    b = torch.randn((B, 19) if k is None else (B, 19, k), dtype=torch.float64, generator=g)
+    b = b.to(dtype)
+    x = batched_parts_solve(parts, 19, b)
+    assert torch.equal(x, batched_dense_solve(A, b))
+    rhs = b if k is not None else b.unsqueeze(-1)
+    ref = torch.linalg.solve(A.double(), rhs.double())
+    got = x if k is not None else x.unsqueeze(-1)
+    torch.testing.assert_close(got.double(), ref, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+def test_parts_solve_fallback_assembles() -> None:
+    """Autograd inputs take at::linalg_solve on the assembled matrix (differentiable)."""
+    A = _systems(3, 4, torch.float64, seed=2)
+    parts = _split(A, [2, 2], [1, 3])
+    leaf = parts[0][2].clone().requires_grad_(True)
+    parts[0] = (parts[0][0], parts[0][1], leaf)
+    b = torch.randn(3, 4, dtype=torch.float64)
+    x = batched_parts_solve(parts, 4, b)
+    torch.testing.assert_close(x, torch.linalg.solve(A, b), rtol=1e-12, atol=1e-12)
+    assert x.requires_grad
+
+
+@pytest.mark.parametrize(
+    ("parts", "n", "b", "match"),
+    [
+        ([(0, 0, torch.ones(2, 3, 3))], 2, torch.ones(2, 2), r"part 0 \(2, 3, 3\) at row 0"),
+        ([(1, -1, torch.ones(2, 1, 1))], 2, torch.ones(2, 2), "does not fit an 2 x 2 matrix"),
+        ([(0, 0, torch.ones(3, 1, 1))], 2, torch.ones(2, 2), r"must be \(B, rows, cols\) with B = 2"),
+        ([(0, 0, torch.ones(2, 1))], 2, torch.ones(2, 2), r"part 0 must be \(B, rows, cols\)"),
+        ([(0, 0, torch.ones(2, 1, 1, dtype=torch.float32))], 2, torch.ones(2, 2, dtype=torch.float64), "part 0 has dtype Float"),
+        ([], 3, torch.ones(2, 2), r"b must be \(B, 3\)"),
+    ],
+)  # fmt: skip
+def test_parts_solve_bad_inputs(parts: list[Any], n: int, b: torch.Tensor, match: str) -> None:
+    with pytest.raises(FatalError, match=match):
+        batched_parts_solve(parts, n, b)

@@ -1,7 +1,8 @@
 // batched_dense_solve: a per-element partial-pivoting LU for many small systems.
 //
 // Generic batched LAPACK spends most of its time in per-matrix call overhead when n is ~5-30.
-// Here each element is copied (gathered, for any strides of A) into a scratch buffer, reduced to upper-triangular form with row
+// Here each element is gathered (through a table of entry pointers: any strides of A, or the
+// nonzero blocks of batched_parts_solve) into a scratch buffer, reduced to upper-triangular form with row
 // pivoting while the same row operations are applied to its right-hand sides, then solved by back
 // substitution. For n <= kUnrolled the loop bounds are compile-time constants (unrolled and
 // vectorized by the compiler). On x86-64 with GCC, full groups of 8 (AVX-512) or 4 (AVX2) double
@@ -16,6 +17,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -29,25 +31,52 @@ namespace
 {
 constexpr int64_t kUnrolled = 24;
 
-/// x <- A^-1 x for one element: A (n, n) with row/column strides s1, s2 (read only), x (n, k)
-/// row-major. NF > 0 fixes n at compile time; NF == 0 reads n_rt. `a` is n*n scratch.
+/// Where each element's entries are: entry (i, j) of element e is ptr[i n + j][e stride[i n + j]]
+/// (entries no part covers point at a zero with stride 0).
+template <typename T>
+struct Entries
+{
+  std::vector<const T *> ptr;
+  std::vector<int64_t> stride;
+};
+
+template <typename T>
+Entries<T>
+entries(const std::vector<MatrixPart> & parts, int64_t n)
+{
+  static const T zero = T(0);
+  Entries<T> e{std::vector<const T *>(static_cast<std::size_t>(n * n), &zero),
+               std::vector<int64_t>(static_cast<std::size_t>(n * n), 0)};
+  for (const auto & p : parts)
+  {
+    const T * base = p.t.const_data_ptr<T>();
+    const int64_t s0 = p.t.size(0) == 1 ? 0 : p.t.stride(0), s1 = p.t.stride(1), s2 = p.t.stride(2);
+    for (int64_t i = 0; i < p.t.size(1); ++i)
+      for (int64_t j = 0; j < p.t.size(2); ++j)
+      {
+        const auto ij = static_cast<std::size_t>((p.row + i) * n + p.col + j);
+        e.ptr[ij] = base + i * s1 + j * s2;
+        e.stride[ij] = s0;
+      }
+  }
+  return e;
+}
+
+/// x <- A^-1 x for element e of the entry table (ptr, st), x (n, k) row-major. NF > 0 fixes n at
+/// compile time; NF == 0 reads n_rt. `a` is n*n scratch.
 template <typename T, int64_t NF>
 void
-solve_one(const T * __restrict Ain,
-          int64_t s1,
-          int64_t s2,
+solve_one(const T * const * __restrict ptr,
+          const int64_t * __restrict st,
+          int64_t e,
           T * __restrict x,
           int64_t n_rt,
           int64_t k,
           T * __restrict a)
 {
   const int64_t n = NF > 0 ? NF : n_rt;
-  if (s2 == 1 && s1 == n)
-    std::copy(Ain, Ain + n * n, a);
-  else // e.g. the batch-last Jacobians of the py-eager assembly: a strided gather
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        a[i * n + j] = Ain[i * s1 + j * s2];
+  for (int64_t ij = 0; ij < n * n; ++ij)
+    a[ij] = ptr[ij][e * st[ij]];
   for (int64_t c = 0; c < n; ++c)
   {
     // Partial pivoting: the largest magnitude in column c at or below the diagonal.
@@ -100,7 +129,7 @@ solve_one(const T * __restrict Ain,
 }
 
 template <typename T>
-using Kernel = void (*)(const T *, int64_t, int64_t, T *, int64_t, int64_t, T *);
+using Kernel = void (*)(const T * const *, const int64_t *, int64_t, T *, int64_t, int64_t, T *);
 
 template <typename T, std::size_t... I>
 constexpr std::array<Kernel<T>, sizeof...(I)>
@@ -134,15 +163,14 @@ struct Lanes
   typedef I IV __attribute__((vector_size(Bytes)));
 };
 
-/// W elements from Ap (element stride s0, row/column strides s1, s2) and xp (n*k each, row-major).
+/// Elements e0 .. e0 + W - 1 of the entry table (ptr, st) and xp (n*k each, row-major).
 /// NF > 0 fixes n at compile time (the matrix then lives on the stack); NF == 0 uses n_rt and
 /// the scratch `a_rt` (n*n vectors). `x` is n*k vectors of scratch.
 template <typename T, int Bytes, int64_t NF>
 __attribute__((always_inline)) inline void
-lanes_body(const T * __restrict Ap,
-           int64_t s0,
-           int64_t s1,
-           int64_t s2,
+lanes_body(const T * const * __restrict ptr,
+           const int64_t * __restrict st,
+           int64_t e0,
            T * __restrict xp,
            int64_t n_rt,
            int64_t k,
@@ -157,15 +185,19 @@ lanes_body(const T * __restrict Ap,
   const int64_t n = NF > 0 ? NF : n_rt;
   V a_ct[NF > 0 ? NF * NF : 1];
   V * __restrict a = NF > 0 ? a_ct : a_rt;
-  for (int64_t l = 0; l < W; ++l)
+  for (int64_t ij = 0; ij < n * n; ++ij)
   {
-    const T * Ae = Ap + l * s0;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        a[i * n + j][l] = Ae[i * s1 + j * s2];
+    const T * p = ptr[ij] + e0 * st[ij];
+    const int64_t s = st[ij];
+    if (s == 1) // batch-innermost storage (the compiled graphs' parts): one vector load
+      std::memcpy(&a[ij], p, sizeof(V));
+    else
+      for (int64_t l = 0; l < W; ++l)
+        a[ij][l] = p[l * s];
+  }
+  for (int64_t l = 0; l < W; ++l)
     for (int64_t r = 0; r < n * k; ++r)
       x[r][l] = xp[l * n * k + r];
-  }
   const V zero = V{};
   for (int64_t c = 0; c < n; ++c)
   {
@@ -224,22 +256,37 @@ lanes_body(const T * __restrict Ap,
 }
 
 template <typename T>
-using LaneKernel = void (*)(const T *, int64_t, int64_t, int64_t, T *, int64_t, int64_t, void *, void *);
+using LaneKernel =
+    void (*)(const T * const *, const int64_t *, int64_t, T *, int64_t, int64_t, void *, void *);
 
 template <typename T, int64_t NF>
 __attribute__((target("avx512f"))) void
-lanes_avx512(const T * Ap, int64_t s0, int64_t s1, int64_t s2, T * xp, int64_t n, int64_t k, void * a, void * x)
+lanes_avx512(const T * const * ptr,
+            const int64_t * st,
+            int64_t e0,
+            T * xp,
+            int64_t n,
+            int64_t k,
+            void * a,
+            void * x)
 {
   using V = typename Lanes<T, 64>::V;
-  lanes_body<T, 64, NF>(Ap, s0, s1, s2, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
+  lanes_body<T, 64, NF>(ptr, st, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
 }
 
 template <typename T, int64_t NF>
 __attribute__((target("avx2"))) void
-lanes_avx2(const T * Ap, int64_t s0, int64_t s1, int64_t s2, T * xp, int64_t n, int64_t k, void * a, void * x)
+lanes_avx2(const T * const * ptr,
+          const int64_t * st,
+          int64_t e0,
+          T * xp,
+          int64_t n,
+          int64_t k,
+          void * a,
+          void * x)
 {
   using V = typename Lanes<T, 32>::V;
-  lanes_body<T, 32, NF>(Ap, s0, s1, s2, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
+  lanes_body<T, 32, NF>(ptr, st, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
 }
 
 template <typename T, std::size_t... I>
@@ -275,13 +322,13 @@ lane_kernel_for(int64_t n)
 }
 #endif
 
+/// x <- A^-1 x for the B elements of the entry table `e` (x (B, n, k) contiguous).
 template <typename T>
 void
-solve_native(const at::Tensor & A, at::Tensor & x, int64_t n, int64_t k)
+solve_native(const Entries<T> & e, int64_t B, at::Tensor & x, int64_t n, int64_t k)
 {
-  const int64_t B = A.size(0);
-  const T * Ap = A.const_data_ptr<T>();
-  const int64_t s0 = A.stride(0), s1 = A.stride(1), s2 = A.stride(2);
+  const T * const * ptr = e.ptr.data();
+  const int64_t * st = e.stride.data();
   T * xp = x.mutable_data_ptr<T>();
   const auto kernel = kernel_for<T>(n);
   // Aim for chunks of at least ~64k flops so threading overhead stays negligible.
@@ -303,12 +350,12 @@ solve_native(const at::Tensor & A, at::Tensor & x, int64_t n, int64_t k)
                            (reinterpret_cast<std::uintptr_t>(raw.data()) + 63) & ~std::uintptr_t{63});
                        T * va = vx + n * k * W;
                        for (; begin + W <= end; begin += W)
-                         lanes(Ap + begin * s0, s0, s1, s2, xp + begin * n * k, n, k, va, vx);
+                         lanes(ptr, st, begin, xp + begin * n * k, n, k, va, vx);
                      }
 #endif
                      std::vector<T> scratch(static_cast<std::size_t>(n * n));
-                     for (int64_t e = begin; e < end; ++e)
-                       kernel(Ap + e * s0, s1, s2, xp + e * n * k, n, k, scratch.data());
+                     for (int64_t i = begin; i < end; ++i)
+                       kernel(ptr, st, i, xp + i * n * k, n, k, scratch.data());
                    });
 }
 
@@ -338,6 +385,65 @@ check_inputs(const at::Tensor & A, const at::Tensor & b)
   if (A.device() != b.device())
     throw FatalError(who + "A is on " + A.device().str() + " but b is on " + b.device().str());
 }
+
+void
+check_parts(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor & b)
+{
+  const std::string who = "batched_parts_solve: ";
+  if (!b.defined() || (b.dim() != 2 && b.dim() != 3) || b.size(1) != n)
+    throw FatalError(who + "b must be (B, " + std::to_string(n) + ") or (B, " + std::to_string(n) +
+                     ", k), got " + (b.defined() ? shape_str(b) : "an undefined tensor"));
+  for (std::size_t i = 0; i < parts.size(); ++i)
+  {
+    const auto & p = parts[i];
+    const auto at = who + "part " + std::to_string(i) + " ";
+    if (!p.t.defined() || p.t.dim() != 3 || (p.t.size(0) != b.size(0) && p.t.size(0) != 1))
+      throw FatalError(at + "must be (B, rows, cols) with B = " + std::to_string(b.size(0)) +
+                       " (or 1), got " + (p.t.defined() ? shape_str(p.t) : "an undefined tensor"));
+    if (p.row < 0 || p.col < 0 || p.row + p.t.size(1) > n || p.col + p.t.size(2) > n)
+      throw FatalError(at + shape_str(p.t) + " at row " + std::to_string(p.row) + ", column " +
+                       std::to_string(p.col) + " does not fit an " + std::to_string(n) + " x " +
+                       std::to_string(n) + " matrix");
+    if (p.t.scalar_type() != b.scalar_type() || p.t.device() != b.device())
+      throw FatalError(at + "has dtype " + c10::toString(p.t.scalar_type()) + " on " +
+                       p.t.device().str() + " but b has " + c10::toString(b.scalar_type()) +
+                       " on " + b.device().str());
+  }
+}
+
+/// x = A^-1 b through the entry table of `parts` (checked; CPU float32/float64, n small).
+at::Tensor
+solve_parts_native(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor & b)
+{
+  const int64_t k = b.dim() == 2 ? 1 : b.size(2);
+  auto x = at::empty(b.sizes(), b.options().memory_format(at::MemoryFormat::Contiguous));
+  x.copy_(b);
+  if (x.numel() == 0)
+    return x;
+  if (b.scalar_type() == at::kDouble)
+    solve_native<double>(entries<double>(parts, n), b.size(0), x, n, k);
+  else
+    solve_native<float>(entries<float>(parts, n), b.size(0), x, n, k);
+  return x;
+}
+
+/// The dense (B, n, n) matrices of `parts`, B and dtype/device those of `like` (B, ...).
+at::Tensor
+assemble_parts(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor & like)
+{
+  auto A = at::zeros({like.size(0), n, n}, like.options());
+  for (const auto & p : parts)
+    A.narrow(1, p.row, p.t.size(1)).narrow(2, p.col, p.t.size(2)).copy_(p.t);
+  return A;
+}
+
+bool
+native_ok(const at::Tensor & t, int64_t n)
+{
+  const auto dtype = t.scalar_type();
+  return t.device().is_cpu() && (dtype == at::kDouble || dtype == at::kFloat) &&
+         n <= batched_dense_solve_max_n && !t.requires_grad();
+}
 } // namespace
 
 at::Tensor
@@ -345,26 +451,23 @@ batched_dense_solve(const at::Tensor & A, const at::Tensor & b)
 {
   check_inputs(A, b);
   const int64_t n = A.size(1);
+  if (native_ok(A, n) && !b.requires_grad())
+    return solve_parts_native({MatrixPart{0, 0, A}}, n, b);
   const bool vector_rhs = b.dim() == 2;
-  const auto dtype = A.scalar_type();
-  const bool native = A.device().is_cpu() && (dtype == at::kDouble || dtype == at::kFloat) &&
-                      n <= batched_dense_solve_max_n && !A.requires_grad() && !b.requires_grad();
-  if (!native)
-  {
-    auto rhs = vector_rhs ? b.unsqueeze(-1) : b;
-    auto x = std::get<0>(at::linalg_solve_ex(A, rhs, /*left=*/true, /*check_errors=*/false));
-    return vector_rhs ? x.squeeze(-1) : x;
-  }
-  const int64_t k = vector_rhs ? 1 : b.size(2);
-  auto x = at::empty(b.sizes(), b.options().memory_format(at::MemoryFormat::Contiguous));
-  x.copy_(b);
-  if (x.numel() == 0)
-    return x;
-  // Any strides: each element is gathered into a scratch buffer anyway (no full copy of A).
-  if (dtype == at::kDouble)
-    solve_native<double>(A, x, n, k);
-  else
-    solve_native<float>(A, x, n, k);
-  return x;
+  auto rhs = vector_rhs ? b.unsqueeze(-1) : b;
+  auto x = std::get<0>(at::linalg_solve_ex(A, rhs, /*left=*/true, /*check_errors=*/false));
+  return vector_rhs ? x.squeeze(-1) : x;
+}
+
+at::Tensor
+batched_parts_solve(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor & b)
+{
+  check_parts(parts, n, b);
+  bool native = native_ok(b, n);
+  for (const auto & p : parts)
+    native = native && !p.t.requires_grad();
+  if (native)
+    return solve_parts_native(parts, n, b);
+  return batched_dense_solve(assemble_parts(parts, n, b), b);
 }
 } // namespace neml2::aoti

@@ -167,6 +167,19 @@ def test_assemble_matches_autograd(per_variable_from: int) -> None:
     torch.testing.assert_close(b.flat(), nb, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(A.to_dense(), ja, rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(B.to_dense(), jb, rtol=1e-12, atol=1e-12)
+    # differentiable (the parameters require grad): assembled; plain eager (no autograd): A comes
+    # as its nonzero tangent blocks, what DenseLU solves in place
+    assert A.parts is None
+    with torch.no_grad():
+        A, _, _ = sys_.assemble(u, need_A=True, need_b=False)
+    assert A is not None and A.parts is not None
+    placed = torch.zeros_like(ja)
+    for p in A.parts:
+        rows, cols = p.value.shape[-2:]
+        view = placed[..., p.row : p.row + rows, p.col : p.col + cols]
+        assert not view.any()  # disjoint
+        view.copy_(p.value)
+    torch.testing.assert_close(placed, ja, rtol=1e-12, atol=1e-12)
     # matrix-free product agrees with the assembled matrix
     v = AssembledVector.from_flat(sys_.unknown_layout, torch.randn(5, 7, dtype=torch.float64))
     torch.testing.assert_close(

@@ -8,7 +8,14 @@ import pytest
 import torch
 from torch.autograd import forward_ad
 
-from neml2.es import AssembledMatrix, AssembledVector, AxisGroup, AxisLayout, VariableInfo
+from neml2.es import (
+    AssembledMatrix,
+    AssembledVector,
+    AxisGroup,
+    AxisLayout,
+    MatrixPart,
+    VariableInfo,
+)
 from neml2.solvers import DenseLU, _native
 
 S = 3
@@ -137,3 +144,60 @@ def test_autograd_through_dense_lu_uses_torch(native: None) -> None:
     (ga,) = torch.autograd.grad(x.sum(), a)
     (ref,) = torch.autograd.grad(torch.linalg.solve(a, b.tensors[0]).sum(), a)
     torch.testing.assert_close(ga, ref)
+
+
+def _parts_matrix(
+    g: torch.Generator, dtype: torch.dtype, device: torch.device, B: int
+) -> tuple[AssembledMatrix, torch.Tensor, list[int]]:
+    """A 6/1/6 three-variable system known by its parts (one block zero), its dense matrix, and
+    a counter of how often the dense blocks were assembled."""
+    L = AxisLayout.build([[("a", (6,)), ("s", ()), ("c", (6,))]])
+    dense = _system(g, dtype, device, B, 13, 13)
+    dense[:, 7:13, 0:6] = 0.0
+    cuts = [(0, 6), (6, 7), (7, 13)]
+    parts = [
+        MatrixPart(r0, c0, dense[:, r0:r1, c0:c1].transpose(1, 2).contiguous().transpose(1, 2))
+        for r0, r1 in cuts for c0, c1 in cuts if (r0, c0) != (7, 0)
+    ]  # fmt: skip
+    built = [0]
+
+    def assemble() -> list[list[torch.Tensor]]:
+        built[0] += 1
+        return [[dense.clone()]]
+
+    return AssembledMatrix.from_parts(L, L, parts, assemble), dense, built
+
+
+def test_parts_are_solved_in_place(
+    native: None, monkeypatch: pytest.MonkeyPatch, device: torch.device, dtype: torch.dtype
+) -> None:
+    """DenseLU reads a from_parts matrix's parts (no assembly), bit for bit as the dense path."""
+    if _native.native_parts_solve() is None or device.type != "cpu":
+        pytest.skip("native batched_parts_solve needs neml2-aoti on CPU")
+    g = torch.Generator().manual_seed(3)
+    A, dense, built = _parts_matrix(g, dtype, device, 9)
+    b = AssembledVector(A.row_layout, [_rand(g, dtype, device, 9, 13)])
+    x = DenseLU().solve(A, b).tensors[0]
+    assert built == [0]
+    ref = DenseLU().solve(AssembledMatrix(A.row_layout, A.col_layout, [[dense]]), b).tensors[0]
+    assert torch.equal(x, ref)
+    torch.testing.assert_close(
+        x.double(), torch.linalg.solve(dense.double(), b.tensors[0].double()), **_tol(dtype)
+    )
+
+
+def test_parts_fall_back_to_the_assembled_blocks(
+    monkeypatch: pytest.MonkeyPatch, device: torch.device, dtype: torch.dtype
+) -> None:
+    """Without the native kernel (or under autograd) the blocks are assembled once and solved."""
+    g = torch.Generator().manual_seed(4)
+    A, dense, built = _parts_matrix(g, dtype, device, 5)
+    b = AssembledVector(A.row_layout, [_rand(g, dtype, device, 5, 13)])
+    monkeypatch.setattr(_native, "native_parts_solve", lambda: None)
+    x = DenseLU().solve(A, b).tensors[0]
+    assert built == [1]
+    DenseLU().solve(A, b)
+    assert built == [1]  # assembled once, then kept
+    torch.testing.assert_close(
+        x.double(), torch.linalg.solve(dense.double(), b.tensors[0].double()), **_tol(dtype)
+    )

@@ -1,6 +1,6 @@
 """Type stub of the pybind11 module ``neml2.aoti._aoti`` (libneml2.so bindings)."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from os import PathLike
 from pathlib import Path
 
@@ -39,6 +39,16 @@ def batched_dense_solve(A: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Solve ``A x = b`` per batch element: ``A (B, n, n)``, ``b (B, n)`` or ``(B, n, k)``.
 
     A singular element gives a non-finite ``x`` for that element only (no error).
+    """
+
+def batched_parts_solve(
+    parts: Sequence[tuple[int, int, torch.Tensor]], n: int, b: torch.Tensor
+) -> torch.Tensor:
+    """:func:`batched_dense_solve` of the ``(B, n, n)`` matrices that are zero outside ``parts``.
+
+    Each part ``(row, col, P)`` puts ``P (B, rows, cols)`` (any strides; batch 1 broadcasts) at
+    ``A[:, row:row + rows, col:col + cols]``; parts are disjoint. The matrices are never assembled
+    on the native path (CPU float32/float64, ``n <= 32``).
     """
 
 _Tensors = Mapping[str, torch.Tensor]

@@ -7,6 +7,7 @@ from neml2.es._layout import Structure as Structure
 from neml2.es._layout import VariableInfo as VariableInfo
 from neml2.es._layout import broadcast_batch as broadcast_batch
 from neml2.es._matrix import AssembledMatrix as AssembledMatrix
+from neml2.es._matrix import MatrixPart as MatrixPart
 from neml2.es._matrix import block_product as block_product
 from neml2.es._matrix import block_sub as block_sub
 from neml2.es._vector import AssembledVector as AssembledVector
@@ -19,6 +20,7 @@ __all__ = [
     "AssembledVector",
     "AxisGroup",
     "AxisLayout",
+    "MatrixPart",
     "ModelNonlinearSystem",
     "NonlinearSystem",
     "Structure",

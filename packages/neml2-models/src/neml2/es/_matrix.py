@@ -13,7 +13,8 @@ when both groups are dense):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import torch
 
@@ -61,10 +62,21 @@ def block_product(
     return a @ b
 
 
+class MatrixPart(NamedTuple):
+    """A block of the flat matrix: ``value (*B, rows, cols)`` at flat offsets ``(row, col)``."""
+
+    row: int
+    col: int
+    value: torch.Tensor
+
+
+_Blocks = tuple[tuple[torch.Tensor, ...], ...]
+
+
 class AssembledMatrix:
     """Block matrix between a row layout and a column layout (storage in module doc)."""
 
-    __slots__ = ("blocks", "col_layout", "row_layout")
+    __slots__ = ("_assemble", "_blocks", "col_layout", "parts", "row_layout")
 
     def __init__(
         self,
@@ -76,7 +88,11 @@ class AssembledMatrix:
     ) -> None:
         self.row_layout = row_layout
         self.col_layout = col_layout
-        self.blocks: tuple[tuple[torch.Tensor, ...], ...] = tuple(tuple(r) for r in blocks)
+        self._blocks: _Blocks | None = tuple(tuple(r) for r in blocks)
+        self._assemble: Callable[[], Sequence[Sequence[torch.Tensor]]] | None = None
+        #: Disjoint blocks of the flat matrix outside of which it is zero, when it was built
+        #: from them (:meth:`from_parts`), else None.
+        self.parts: tuple[MatrixPart, ...] | None = None
         if not check:
             return
         if len(self.blocks) != len(row_layout.groups) or any(
@@ -96,6 +112,29 @@ class AssembledMatrix:
                         f"{cg.structure} {list(cg.names)}] expects trailing shape {want}, "
                         f"got {tuple(t.shape)}"
                     )
+
+    @classmethod
+    def from_parts(
+        cls,
+        row_layout: AxisLayout,
+        col_layout: AxisLayout,
+        parts: Sequence[MatrixPart],
+        assemble: Callable[[], Sequence[Sequence[torch.Tensor]]],
+    ) -> AssembledMatrix:
+        """A matrix known by its nonzero :class:`MatrixPart` s; :attr:`blocks` are built by
+        ``assemble`` on first use (a direct solver that reads the parts never builds them)."""
+        A = cls(row_layout, col_layout, (), check=False)
+        A._blocks, A._assemble, A.parts = None, assemble, tuple(parts)
+        return A
+
+    @property
+    def blocks(self) -> _Blocks:
+        """The grid of blocks, one per (row group, column group)."""
+        if self._blocks is None:
+            assert self._assemble is not None
+            self._blocks = tuple(tuple(r) for r in self._assemble())
+            self._assemble = None
+        return self._blocks
 
     def matrix(self) -> AssembledMatrix:
         """The assembled matrix itself (the ``LinearOperator`` protocol)."""

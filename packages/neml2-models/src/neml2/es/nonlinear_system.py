@@ -37,7 +37,7 @@ from neml2.es._layout import (
     VariableInfo,
     broadcast_batch,
 )
-from neml2.es._matrix import AssembledMatrix, block_sub
+from neml2.es._matrix import AssembledMatrix, MatrixPart, block_sub
 from neml2.es._tangents import conform, extract_block, fit_rest, make_seed
 from neml2.es._vector import AssembledVector
 from neml2.schema import HitSchema, dependency, option
@@ -390,7 +390,88 @@ class ModelNonlinearSystem:
         return rows
 
     @staticmethod
+    def _plain_cells(
+        outs: Mapping[str, TensorWrapper],
+        v_out: Mapping[str, Mapping[str, TensorWrapper]],
+        rg: AxisGroup,
+        segs: Sequence[tuple[str, int]],
+        batch: torch.Size,
+    ) -> list[list[torch.Tensor | None]]:
+        """Per seed leaf (column slab) and residual variable: the tangent ``(width, *B, m)``
+        (the K-stacked memory order), None where it is structurally zero."""
+        slabs = []
+        for leaf, width in segs:
+            cells: list[torch.Tensor | None] = []
+            for i, var in enumerate(rg.variables):
+                shape = (width, *batch, rg.offsets[i + 1] - rg.offsets[i])
+                t = v_out.get(var.name, {}).get(leaf)
+                if t is None:
+                    cells.append(None)
+                else:
+                    d = fit_rest(t.data, t.k_ndim, t.sub_batch_ndim, batch, (), t.BASE_NDIM)
+                    cells.append(d.reshape(shape))
+            slabs.append(cells)
+        return slabs
+
+    @staticmethod
+    def _cell_parts(
+        slabs: Sequence[Sequence[torch.Tensor | None]],
+        rg: AxisGroup,
+        segs: Sequence[tuple[str, int]],
+    ) -> list[MatrixPart]:
+        """The nonzero cells as ``(*B, m, width)`` parts of the flat block (views, no copy)."""
+        parts = []
+        col = 0
+        for cells, (_, width) in zip(slabs, segs, strict=True):
+            for i, c in enumerate(cells):
+                if c is not None:
+                    parts.append(MatrixPart(rg.offsets[i], col, c.movedim(0, -1)))
+            col += width
+        return parts
+
+    @staticmethod
+    def _plain_dense(
+        slabs: Sequence[Sequence[torch.Tensor | None]],
+        like: torch.Tensor,
+        rg: AxisGroup,
+        cg: AxisGroup,
+        segs: Sequence[tuple[str, int]],
+        batch: torch.Size,
+        eager: bool,
+    ) -> torch.Tensor:
+        """Block ``(*B, m, n)`` of two dense groups without sub-batch axes from its cells.
+
+        The cells of one seed leaf are concatenated along the rows into their column slab of an
+        ``(n, *B, m)`` buffer, the memory order the K-stacked tangents come in (no transposing
+        copy; the native batched solve gathers each element's columns from it directly). Plain
+        ``eager`` calls without autograd write each slab with ``cat(out=)``; traced or
+        differentiated ones concatenate the slabs (one ``cat``, nothing scattered into a buffer,
+        which in a compiled graph costs a full copy of the buffer per write).
+        """
+        zero = like.new_zeros(())
+        full = [
+            [zero.expand(width, *batch, rg.offsets[i + 1] - rg.offsets[i]) if c is None else c
+             for i, c in enumerate(cells)]
+            for cells, (_, width) in zip(slabs, segs, strict=True)
+        ]  # fmt: skip
+        if eager:
+            buf = like.new_empty(cg.width, *batch, rg.width)
+            c0 = 0
+            for cells, (_, width) in zip(full, segs, strict=True):
+                torch.cat(cells, dim=-1, out=buf[c0 : c0 + width])
+                c0 += width
+        else:
+            buf = torch.cat([torch.cat(cells, dim=-1) for cells in full], dim=0)
+        return buf.movedim(0, -1)
+
+    @staticmethod
+    def _plain_eager(like: torch.Tensor, slabs: Sequence[Sequence[torch.Tensor | None]]) -> bool:
+        """Plain eager tensors without autograd (``cat(out=)`` and in-place reads are safe)."""
+        flat = [c for cells in slabs for c in cells if c is not None]
+        return plain_eager(like, *flat) and not any(c.requires_grad for c in flat)
+
     def _plain_block(
+        self,
         outs: Mapping[str, TensorWrapper],
         v_out: Mapping[str, Mapping[str, TensorWrapper]],
         rg: AxisGroup,
@@ -398,39 +479,33 @@ class ModelNonlinearSystem:
         segs: Sequence[tuple[str, int]],
         batch: torch.Size,
     ) -> torch.Tensor:
-        """Block ``(*B, m, n)`` of two dense groups without sub-batch axes.
-
-        The tangents ``(K, *B_t, *base)`` of one seed leaf are concatenated along the rows into
-        their column slab of an ``(n, *B, m)`` buffer, the memory order the K-stacked tangents
-        come in (no transposing copy; the native batched solve gathers each element's columns
-        from it directly). Plain eager calls without autograd write each slab with ``cat(out=)``;
-        traced or differentiated ones concatenate the slabs (one ``cat``, nothing scattered into a
-        buffer, which in a compiled graph costs a full copy of the buffer per write).
-        """
+        """Block ``(*B, m, n)`` of two dense groups without sub-batch axes (:meth:`_plain_dense`)."""
         like = outs[rg.variables[0].name].data
-        zero = like.new_zeros(())
-        slabs = []
-        for leaf, width in segs:
-            cells = []
-            for i, var in enumerate(rg.variables):
-                shape = (width, *batch, rg.offsets[i + 1] - rg.offsets[i])
-                t = v_out.get(var.name, {}).get(leaf)
-                if t is None:
-                    cells.append(zero.expand(shape))
-                else:
-                    d = fit_rest(t.data, t.k_ndim, t.sub_batch_ndim, batch, (), t.BASE_NDIM)
-                    cells.append(d.reshape(shape))
-            slabs.append(cells)
-        flat = [c for cells in slabs for c in cells]
-        if plain_eager(like, *flat) and not any(c.requires_grad for c in flat):
-            buf = like.new_empty(cg.width, *batch, rg.width)
-            c0 = 0
-            for cells, (_, width) in zip(slabs, segs, strict=True):
-                torch.cat(cells, dim=-1, out=buf[c0 : c0 + width])
-                c0 += width
-        else:  # differentiable and traceable (no out=, no writes into a buffer to scatter)
-            buf = torch.cat([torch.cat(cells, dim=-1) for cells in slabs], dim=0)
-        return buf.movedim(0, -1)
+        slabs = self._plain_cells(outs, v_out, rg, segs, batch)
+        return self._plain_dense(slabs, like, rg, cg, segs, batch, self._plain_eager(like, slabs))
+
+    def _lazy_jacobian(
+        self,
+        outs: Mapping[str, TensorWrapper],
+        v_out: Mapping[str, Mapping[str, TensorWrapper]],
+        lay: AxisLayout,
+        segs: Sequence[tuple[str, int]],
+        batch: torch.Size,
+    ) -> AssembledMatrix | None:
+        """``A`` by its nonzero tangent blocks (:meth:`AssembledMatrix.from_parts`, the dense block
+        built only if asked for), for one dense residual group and one dense unknown group in plain
+        eager mode; else None."""
+        (rg,), (cg,) = self.residual_layout.groups, lay.groups
+        like = outs[rg.variables[0].name].data
+        slabs = self._plain_cells(outs, v_out, rg, segs, batch)
+        if not self._plain_eager(like, slabs):
+            return None
+
+        def dense() -> list[list[torch.Tensor]]:
+            return [[self._plain_dense(slabs, like, rg, cg, segs, batch, True)]]
+
+        parts = self._cell_parts(slabs, rg, segs)
+        return AssembledMatrix.from_parts(self.residual_layout, lay, parts, dense)
 
     def assemble(
         self,
@@ -465,8 +540,12 @@ class ModelNonlinearSystem:
                  for i, var in enumerate(g.variables)] if per_var else [(f"__u{gi}", g.width)]
                 for gi, g in enumerate(lay.groups)
             ]  # fmt: skip
-            blocks = self._blocks(outs, v_out, lay, segments, batch)
-            A = AssembledMatrix(self.residual_layout, self.unknown_layout, blocks, check=False)
+            single = len(lay.groups) == 1 and len(self.residual_layout.groups) == 1
+            if single and _plain(lay.groups[0]) and _plain(self.residual_layout.groups[0]):
+                A = self._lazy_jacobian(outs, v_out, lay, segments[0], batch)
+            if A is None:
+                blocks = self._blocks(outs, v_out, lay, segments, batch)
+                A = AssembledMatrix(self.residual_layout, self.unknown_layout, blocks, check=False)
             self._last = (u, A)
         if glay is not None:
             blocks = self._blocks(outs, v_out, glay, [[("__g", glay.groups[0].width)]], batch)

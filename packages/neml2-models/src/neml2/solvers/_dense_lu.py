@@ -13,7 +13,7 @@ import torch
 from neml2._registry import register_neml2_object
 from neml2.es import AssembledMatrix, AssembledVector, AxisGroup, broadcast_batch
 from neml2.solvers._lu_cache import LUCache
-from neml2.solvers._native import dense_solve, native_usable
+from neml2.solvers._native import dense_solve, native_usable, parts_solve
 from neml2.solvers._protocol import DirectSolver, LinearOperator
 
 
@@ -81,9 +81,12 @@ class DenseLU(DirectSolver):
     def solve(self, A: LinearOperator, b: AssembledVector) -> AssembledVector:
         """``x = A⁻¹ b``."""
         M = A.matrix()
-        _single_group(M, "DenseLU")
-        x = _solve(M.blocks[0][0], b.tensors[0].unsqueeze(-1)).squeeze(-1)
-        return AssembledVector._new(M.col_layout, (x,))
+        rg, _ = _single_group(M, "DenseLU")
+        rhs = b.tensors[0].unsqueeze(-1)
+        x = None if M.parts is None else parts_solve(M.parts, rg.width, rhs)
+        if x is None:
+            x = _solve(M.blocks[0][0], rhs)
+        return AssembledVector._new(M.col_layout, (x.squeeze(-1),))
 
     def solve_matrix(self, A: AssembledMatrix, B: AssembledMatrix) -> AssembledMatrix:
         """``X = A⁻¹ B`` column group by column group."""

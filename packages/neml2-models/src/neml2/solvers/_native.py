@@ -5,25 +5,36 @@ partial-pivoting LU that beats generic batched LAPACK by 3-4x for n of about 5-3
 only where it is exactly a drop-in: plain CPU float32/float64 tensors, n <= :data:`NATIVE_MAX_N`,
 no autograd or forward-AD recording, no torch.compile/export tracing, no dispatch or functorch
 mode. Everything else goes to ``torch.linalg.solve_ex`` (non-finite results for singular
-elements either way). neml2-models never requires neml2-aoti: the import is attempted once.
+elements either way). ``batched_parts_solve`` does the same for a matrix given by its nonzero
+blocks (an equation system's tangent blocks, :meth:`neml2.es.AssembledMatrix.from_parts`), which
+it reads in place: the dense matrix is never assembled. neml2-models never requires neml2-aoti:
+the import is attempted once.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 from torch.autograd import forward_ad
 
-from neml2.es import broadcast_batch
+from neml2.es import MatrixPart, broadcast_batch
 from neml2.tensors._eager import plain_eager
 
-__all__ = ["NATIVE_MAX_N", "dense_solve", "native_dense_solve", "native_usable"]
+__all__ = [
+    "NATIVE_MAX_N",
+    "dense_solve",
+    "native_dense_solve",
+    "native_parts_solve",
+    "native_usable",
+    "parts_solve",
+]
 
 NATIVE_MAX_N = 32
 _Solve = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 _UNSET: list[_Solve | None] = []
+_PARTS_UNSET: list[Callable[..., torch.Tensor] | None] = []
 _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 
 
@@ -40,17 +51,51 @@ def native_dense_solve() -> _Solve | None:
 
 def native_usable(a: torch.Tensor, rhs: torch.Tensor) -> bool:
     """Whether :func:`dense_solve` of ``a``, ``rhs`` would take the native kernel."""
-    if native_dense_solve() is None or a.shape[-1] > NATIVE_MAX_N or a.dtype != rhs.dtype:
+    return native_dense_solve() is not None and _plain_small(a.shape[-1], rhs, a)
+
+
+def _plain_small(n: int, rhs: torch.Tensor, *mats: torch.Tensor) -> bool:
+    """n small, every tensor a plain CPU float32/float64 one of rhs's dtype, nothing recorded."""
+    if n > NATIVE_MAX_N or rhs.dtype not in (torch.float64, torch.float32):
         return False
-    if a.dtype not in (torch.float64, torch.float32) or a.device.type != "cpu":
+    if rhs.device.type != "cpu" or any(
+        m.dtype != rhs.dtype or m.device.type != "cpu" for m in mats
+    ):
         return False
-    if not plain_eager(a, rhs):
+    if not plain_eager(rhs, *mats):
         return False
-    if torch.is_grad_enabled() and (a.requires_grad or rhs.requires_grad):
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (rhs, *mats)):
         return False
     if forward_ad._current_level >= 0:
         return False
-    return not (_is_wrapped(a) or _is_wrapped(rhs))
+    return not any(_is_wrapped(t) for t in (rhs, *mats))
+
+
+def native_parts_solve() -> Callable[..., torch.Tensor] | None:
+    """``neml2.aoti._aoti.batched_parts_solve`` if neml2-aoti is importable, else ``None``."""
+    if not _PARTS_UNSET:
+        try:
+            fn = getattr(importlib.import_module("neml2.aoti._aoti"), "batched_parts_solve", None)
+        except ImportError:
+            fn = None
+        _PARTS_UNSET.append(fn if callable(fn) else None)
+    return _PARTS_UNSET[0]
+
+
+def parts_solve(parts: Sequence[MatrixPart], n: int, rhs: torch.Tensor) -> torch.Tensor | None:
+    """``A⁻¹ rhs`` for the ``(..., n, n)`` matrices that are zero outside ``parts`` (each
+    ``(..., rows, cols)`` at flat offsets), ``rhs (..., n, k)`` with the same batch, by the native
+    kernel reading the parts in place; None when that kernel does not apply."""
+    fn = native_parts_solve()
+    values = [p.value for p in parts]
+    if fn is None or n < 2 or not _plain_small(n, rhs, *values):
+        return None
+    batch = rhs.shape[:-2]
+    if any(v.shape[:-2] != batch for v in values):
+        return None
+    flat = [(p.row, p.col, p.value.reshape(-1, *p.value.shape[-2:])) for p in parts]
+    x: torch.Tensor = fn(flat, n, rhs.reshape(-1, n, rhs.shape[-1]))
+    return x.reshape(rhs.shape)
 
 
 def dense_solve(a: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:

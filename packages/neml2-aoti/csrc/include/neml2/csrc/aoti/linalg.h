@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 
@@ -21,4 +22,20 @@ inline constexpr int64_t batched_dense_solve_max_n = 32;
 /// shape. A singular element gives non-finite x for that element only (no throw), so Newton's
 /// non-finite check catches it. Throws FatalError on mismatched shapes/dtypes/devices.
 NEML2_AOTI_EXPORT at::Tensor batched_dense_solve(const at::Tensor & A, const at::Tensor & b);
+
+/// One block of a batch of (B, n, n) matrices: rows [row, row + t.size(1)) and columns
+/// [col, col + t.size(2)) are t (B, rows, cols) (any strides; batch 1 broadcasts).
+struct MatrixPart
+{
+  int64_t row = 0, col = 0;
+  at::Tensor t;
+};
+
+/// batched_dense_solve of the (B, n, n) matrices that are zero outside `parts` (disjoint; B is
+/// b's batch). The native LU reads every element's entries from the parts in place, so a block
+/// Jacobian (the compiled `_jacobian` graphs return one per residual variable and unknown) is
+/// never assembled; the at::linalg_solve_ex fallback assembles the dense matrices first. Throws
+/// FatalError naming the part that does not fit (shape, position, dtype, device).
+NEML2_AOTI_EXPORT at::Tensor
+batched_parts_solve(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor & b);
 } // namespace neml2::aoti
