@@ -33,20 +33,24 @@ __all__ = [
 
 NATIVE_MAX_N = 32
 _Solve = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-_UNSET: list[_Solve | None] = []
-_PARTS_UNSET: list[Callable[..., torch.Tensor] | None] = []
+_FOUND: dict[str, Callable[..., torch.Tensor] | None] = {}
 _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+
+
+def _native(name: str) -> Callable[..., torch.Tensor] | None:
+    """``neml2.aoti._aoti.<name>`` if neml2-aoti is importable (looked up once), else None."""
+    if name not in _FOUND:
+        try:
+            fn = getattr(importlib.import_module("neml2.aoti._aoti"), name, None)
+        except ImportError:
+            fn = None
+        _FOUND[name] = fn if callable(fn) else None
+    return _FOUND[name]
 
 
 def native_dense_solve() -> _Solve | None:
     """``neml2.aoti._aoti.batched_dense_solve`` if neml2-aoti is importable, else ``None``."""
-    if not _UNSET:
-        try:
-            fn = getattr(importlib.import_module("neml2.aoti._aoti"), "batched_dense_solve", None)
-        except ImportError:
-            fn = None
-        _UNSET.append(fn if callable(fn) else None)
-    return _UNSET[0]
+    return _native("batched_dense_solve")
 
 
 def native_usable(a: torch.Tensor, rhs: torch.Tensor) -> bool:
@@ -73,13 +77,7 @@ def _plain_small(n: int, rhs: torch.Tensor, *mats: torch.Tensor) -> bool:
 
 def native_parts_solve() -> Callable[..., torch.Tensor] | None:
     """``neml2.aoti._aoti.batched_parts_solve`` if neml2-aoti is importable, else ``None``."""
-    if not _PARTS_UNSET:
-        try:
-            fn = getattr(importlib.import_module("neml2.aoti._aoti"), "batched_parts_solve", None)
-        except ImportError:
-            fn = None
-        _PARTS_UNSET.append(fn if callable(fn) else None)
-    return _PARTS_UNSET[0]
+    return _native("batched_parts_solve")
 
 
 def parts_solve(parts: Sequence[MatrixPart], n: int, rhs: torch.Tensor) -> torch.Tensor | None:
