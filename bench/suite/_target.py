@@ -28,9 +28,11 @@ class Target:
 
     @property
     def key(self) -> str:
-        """Cache key of this installation's compiled artifacts (interpreter + versions)."""
+        """Cache key of this installation's compiled artifacts (interpreter, versions and the
+        fingerprint of its neml2 files)."""
         env = Path(self.python).parent.parent  # the environment (python and python3 agree)
-        text = f"{env}|{self.info.get('torch')}|{self.info.get('neml2')}"
+        info = self.info
+        text = f"{env}|{info.get('torch')}|{info.get('neml2')}|{info.get('fingerprint')}"
         return f"{self.label}-{hashlib.sha1(text.encode()).hexdigest()[:10]}"
 
 

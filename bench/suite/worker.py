@@ -22,6 +22,7 @@ Threads: the harness sets ``OMP_NUM_THREADS``/``MKL_NUM_THREADS``; ``threads`` i
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -232,7 +233,21 @@ def probe(req: dict[str, Any]) -> dict[str, Any]:
         "aoti_model": aoti,
         "compile": hasattr(neml2, "compile"),
         "neml2_compile": compiler,
+        "fingerprint": _fingerprint(neml2),
     }
+
+
+def _fingerprint(package: Any) -> str:
+    """Path, size and modification time of every ``.py``/``.so`` file of the ``neml2`` package
+    (all portions of a namespace package): it changes whenever the installation does, an edited or
+    rebuilt development install included, so cached artifacts never outlive the compiler."""
+    h = hashlib.sha1()
+    for root in sorted(str(p) for p in package.__path__):
+        for f in sorted(Path(root).rglob("*")):
+            if f.suffix in (".py", ".so") and "__pycache__" not in f.parts:
+                st = f.stat()
+                h.update(f"{f}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
 
 
 OPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
