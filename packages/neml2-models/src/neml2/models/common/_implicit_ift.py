@@ -61,10 +61,17 @@ def contract(
     dyn = tuple(d.shape[kn : d.dim() - nbase - tsub])
     dyn = (1,) * max(0, nbatch - len(dyn)) + dyn
     d = fit_rest(d, kn, tsub, dyn, g_sub, nbase)
-    d = d.reshape(*d.shape[:kn], *dyn, *(1,) * (len(u_sub) if u_block else 0), -1, 1)
-    r = torch.matmul(blk, d).squeeze(-1)
-    lead = r.shape[: r.dim() - (len(u_sub) + 1 if u_block else 1)]
-    r = r.reshape(*lead, *u_sub, *out_cls.BASE_SHAPE)
+    if not u_block and all(n == 1 for n in dyn):
+        # a batch-free tangent (e.g. Model.jacobian's identity seeds): one GEMM over the batch,
+        # (*B, rows, cols) @ (cols, K), instead of a matmul broadcasting blk over the K axes
+        kshape = d.shape[:kn]
+        r = torch.matmul(blk, d.reshape(math.prod(kshape), -1).T).movedim(-1, 0)
+        r = r.reshape(*kshape, *r.shape[1:-1], *u_sub, *out_cls.BASE_SHAPE)
+    else:
+        d = d.reshape(*d.shape[:kn], *dyn, *(1,) * (len(u_sub) if u_block else 0), -1, 1)
+        r = torch.matmul(blk, d).squeeze(-1)
+        lead = r.shape[: r.dim() - (len(u_sub) + 1 if u_block else 1)]
+        r = r.reshape(*lead, *u_sub, *out_cls.BASE_SHAPE)
     out: TensorWrapper = out_cls._wrap(r, len(u_sub), (), (), kn, t.k_state, t.k_pairing)
     return out
 
