@@ -484,22 +484,23 @@ class ModelNonlinearSystem:
         slabs = self._plain_cells(outs, v_out, rg, segs, batch)
         return self._plain_dense(slabs, like, rg, cg, segs, batch, self._plain_eager(like, slabs))
 
-    def _lazy_jacobian(
+    def _single_plain_jacobian(
         self,
         outs: Mapping[str, TensorWrapper],
         v_out: Mapping[str, Mapping[str, TensorWrapper]],
         lay: AxisLayout,
         segs: Sequence[tuple[str, int]],
         batch: torch.Size,
-    ) -> AssembledMatrix | None:
-        """``A`` by its nonzero tangent blocks (:meth:`AssembledMatrix.from_parts`, the dense block
-        built only if asked for), for one dense residual group and one dense unknown group in plain
-        eager mode; else None."""
+    ) -> AssembledMatrix:
+        """``A`` of one dense residual group and one dense unknown group: in plain eager mode by
+        its nonzero tangent blocks (:meth:`AssembledMatrix.from_parts`, the dense block built only
+        if asked for), else assembled (differentiable, traceable)."""
         (rg,), (cg,) = self.residual_layout.groups, lay.groups
         like = outs[rg.variables[0].name].data
         slabs = self._plain_cells(outs, v_out, rg, segs, batch)
         if not self._plain_eager(like, slabs):
-            return None
+            blk = self._plain_dense(slabs, like, rg, cg, segs, batch, False)
+            return AssembledMatrix(self.residual_layout, lay, [[blk]], check=False)
 
         def dense() -> list[list[torch.Tensor]]:
             return [[self._plain_dense(slabs, like, rg, cg, segs, batch, True)]]
@@ -542,8 +543,8 @@ class ModelNonlinearSystem:
             ]  # fmt: skip
             single = len(lay.groups) == 1 and len(self.residual_layout.groups) == 1
             if single and _plain(lay.groups[0]) and _plain(self.residual_layout.groups[0]):
-                A = self._lazy_jacobian(outs, v_out, lay, segments[0], batch)
-            if A is None:
+                A = self._single_plain_jacobian(outs, v_out, lay, segments[0], batch)
+            else:
                 blocks = self._blocks(outs, v_out, lay, segments, batch)
                 A = AssembledMatrix(self.residual_layout, self.unknown_layout, blocks, check=False)
             self._last = (u, A)
