@@ -23,7 +23,7 @@ def _systems(B: int, n: int, dtype: torch.dtype, seed: int) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("n", [1, 2, 6, 19, 24, 25, 32, 33])
-@pytest.mark.parametrize("k", [None, 1, 5])
+@pytest.mark.parametrize("k", [None, 1, 5, 33])  # 33: the SIMD kernels take 8 columns at a time
 def test_matches_torch(n: int, k: int | None, dtype: torch.dtype) -> None:
     A = _systems(50, n, dtype, seed=n)
     shape = (50, n) if k is None else (50, n, k)
@@ -37,7 +37,7 @@ def test_matches_torch(n: int, k: int | None, dtype: torch.dtype) -> None:
 
 
 @pytest.mark.parametrize("n", [3, 19, 25])  # compile-time n (<= 24) and the runtime-n kernel
-@pytest.mark.parametrize("k", [None, 3])
+@pytest.mark.parametrize("k", [None, 3, 19])  # 19: columns past the first 8 replay the LU
 def test_each_element_as_if_solved_alone(n: int, k: int | None, dtype: torch.dtype) -> None:
     """Elements solved in SIMD lanes (groups of 4-16) and in the scalar tail round identically."""
     B = 16 * 2 + 5
@@ -116,7 +116,7 @@ def _split(
     return parts
 
 
-@pytest.mark.parametrize("k", [None, 4])
+@pytest.mark.parametrize("k", [None, 4, 19])
 def test_parts_solve_matches_the_assembled_matrix(k: int | None, dtype: torch.dtype) -> None:
     """Chaboche-like 6/1/6/6 blocks, two of them zero (never passed), mixed strides: the parts
     solve equals the dense solve of the assembled matrix bit for bit (the same LU on the same
@@ -131,6 +131,8 @@ def test_parts_solve_matches_the_assembled_matrix(k: int | None, dtype: torch.dt
     # a transposed-storage part and a batch-1 (broadcast) part
     r, c, blk = parts[0]
     parts[0] = (r, c, blk.transpose(1, 2).contiguous().transpose(1, 2))
+    r, c, blk = parts[2]  # batch-innermost storage (an eager tangent's memory order)
+    parts[2] = (r, c, blk.permute(1, 2, 0).contiguous().permute(2, 0, 1))
     r, c, blk = parts[1]
     first = blk[:1].clone()
     A[:, r : r + blk.shape[1], c : c + blk.shape[2]] = first

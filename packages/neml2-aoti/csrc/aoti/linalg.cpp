@@ -2,11 +2,14 @@
 //
 // Generic batched LAPACK spends most of its time in per-matrix call overhead when n is ~5-30.
 // Here each element is gathered (through a table of entry pointers: any strides of A, or the
-// nonzero blocks of batched_parts_solve) into a scratch buffer, reduced to upper-triangular form with row
-// pivoting while the same row operations are applied to its right-hand sides, then solved by back
-// substitution. For n <= kUnrolled the loop bounds are compile-time constants (unrolled and
-// vectorized by the compiler). On x86-64 with GCC, full groups of 8 (AVX-512) or 4 (AVX2) double
-// elements are solved together, one per SIMD lane. Exact-zero pivots are not special-cased: they divide by zero, so a
+// nonzero blocks of batched_parts_solve) into a scratch buffer, reduced to upper-triangular form
+// with row pivoting while the same row operations are applied to its right-hand sides, then
+// solved by back substitution. For n <= kUnrolled the loop bounds are compile-time constants
+// (unrolled and vectorized by the compiler). On x86-64 with GCC, full groups of 8 (AVX-512) or 4
+// (AVX2) double elements are solved together, one per SIMD lane: row-major entries are loaded
+// W at a time and transposed in registers, batch-innermost ones (eager tangents) are prefetched,
+// pivot rows are exchanged with masked vector moves, and many right-hand sides are taken
+// kRhsChunk at a time. Exact-zero pivots are not special-cased: they divide by zero, so a
 // singular element's solution comes out non-finite without touching its neighbours.
 #include "neml2/csrc/aoti/linalg.h"
 
@@ -30,14 +33,21 @@ namespace neml2::aoti
 namespace
 {
 constexpr int64_t kUnrolled = 24;
+/// How many lane groups ahead the lane kernels prefetch batch-innermost entries.
+constexpr int64_t kPrefetchGroups = 8;
+/// Right-hand sides the lane kernels solve at a time (see lanes_body).
+constexpr int64_t kRhsChunk = 8;
 
 /// Where each element's entries are: entry (i, j) of element e is ptr[i n + j][e stride[i n + j]]
-/// (entries no part covers point at a zero with stride 0).
+/// (entries no part covers point at a zero with stride 0). run[ij]: how many entries from ij on
+/// (row-major, across rows) sit at consecutive addresses with the same stride, so the lane kernels
+/// load them for several elements at once and transpose in registers.
 template <typename T>
 struct Entries
 {
   std::vector<const T *> ptr;
   std::vector<int64_t> stride;
+  std::vector<int64_t> run;
 };
 
 template <typename T>
@@ -45,8 +55,10 @@ Entries<T>
 entries(const std::vector<MatrixPart> & parts, int64_t n)
 {
   static const T zero = T(0);
-  Entries<T> e{std::vector<const T *>(static_cast<std::size_t>(n * n), &zero),
-               std::vector<int64_t>(static_cast<std::size_t>(n * n), 0)};
+  const auto nn = static_cast<std::size_t>(n * n);
+  Entries<T> e{std::vector<const T *>(nn, &zero),
+               std::vector<int64_t>(nn, 0),
+               std::vector<int64_t>(nn, 1)};
   for (const auto & p : parts)
   {
     const T * base = p.t.const_data_ptr<T>();
@@ -59,6 +71,9 @@ entries(const std::vector<MatrixPart> & parts, int64_t n)
         e.stride[ij] = s0;
       }
   }
+  for (std::size_t ij = nn - 1; ij-- > 0;)
+    if (e.ptr[ij + 1] == e.ptr[ij] + 1 && e.stride[ij + 1] == e.stride[ij] && e.stride[ij] != 0)
+      e.run[ij] = e.run[ij + 1] + 1;
   return e;
 }
 
@@ -163,13 +178,180 @@ struct Lanes
   typedef I IV __attribute__((vector_size(Bytes)));
 };
 
-/// Elements e0 .. e0 + W - 1 of the entry table (ptr, st) and xp (n*k each, row-major).
+/// The two-input shuffle mask of stage `Bit` of a W x W transpose: the low (`Hi` false) or high
+/// row of a pair (i, i + Bit) after swapping bit `Bit` of the row and column indices.
+template <typename IV, int64_t W, int64_t Bit, bool Hi>
+__attribute__((always_inline)) inline IV
+interleave_mask()
+{
+  IV m{};
+  for (int64_t j = 0; j < W; ++j)
+    m[j] = Hi ? ((j & Bit) ? W + j : j + Bit) : ((j & Bit) ? W + j - Bit : j);
+  return m;
+}
+
+/// r[i][j] <- r[j][i] for W vectors of W lanes, in log2(W) stages of two-input shuffles.
+template <typename V, typename IV, int64_t W, int64_t Bit = 1>
+__attribute__((always_inline)) inline void
+transpose(V * r)
+{
+  if constexpr (Bit < W)
+  {
+    const IV lo = interleave_mask<IV, W, Bit, false>(), hi = interleave_mask<IV, W, Bit, true>();
+    for (int64_t i = 0; i < W; ++i)
+      if ((i & Bit) == 0)
+      {
+        const V u = r[i], v = r[i + Bit];
+        r[i] = __builtin_shuffle(u, v, lo);
+        r[i + Bit] = __builtin_shuffle(u, v, hi);
+      }
+    transpose<V, IV, W, Bit * 2>(r);
+  }
+}
+
+/// out[t][l] = src[l * s + t] for t < W: W consecutive entries of W elements s apart, one
+/// vector per entry (W loads and a transpose instead of W * W scalar moves).
+template <typename V, typename IV, typename T, int64_t W>
+__attribute__((always_inline)) inline void
+load_transposed(const T * __restrict src, int64_t s, V * __restrict out)
+{
+  V r[W];
+  for (int64_t l = 0; l < W; ++l)
+    std::memcpy(&r[l], src + l * s, sizeof(V));
+  transpose<V, IV, W>(r);
+  for (int64_t t = 0; t < W; ++t)
+    out[t] = r[t];
+}
+
+/// dst[l * s + t] = in[t][l] for t < W (the inverse of load_transposed).
+template <typename V, typename IV, typename T, int64_t W>
+__attribute__((always_inline)) inline void
+store_transposed(const V * __restrict in, T * __restrict dst, int64_t s)
+{
+  V r[W];
+  for (int64_t t = 0; t < W; ++t)
+    r[t] = in[t];
+  transpose<V, IV, W>(r);
+  for (int64_t l = 0; l < W; ++l)
+    std::memcpy(dst + l * s, &r[l], sizeof(V));
+}
+
+/// Whether any lane of the comparison mask `m` (lanes -1 or 0) is set: a shuffle-and-or fold.
+template <typename IV, int64_t W, int64_t Half = W / 2>
+__attribute__((always_inline)) inline bool
+any_lane(IV m)
+{
+  if constexpr (Half == 0)
+    return m[0] != 0;
+  else
+  {
+    IV rot{};
+    for (int64_t j = 0; j < W; ++j)
+      rot[j] = (j + Half) % W;
+    return any_lane<IV, W, Half / 2>(m | __builtin_shuffle(m, rot));
+  }
+}
+
+/// Swap rows c and p[l] (columns j0 .. cols - 1 of the row-major `m`) in every lane l whose p[l]
+/// differs from c: one masked exchange of whole vectors per distinct pivot row (lane-by-lane
+/// scalar swaps would stall on store forwarding when the vectors are read back).
+template <typename V, typename IV, typename I, int64_t W>
+__attribute__((always_inline)) inline void
+swap_rows(V * __restrict m, int64_t cols, int64_t j0, int64_t c, const IV & p)
+{
+  IV done = p == static_cast<I>(c);
+  if (!any_lane<IV, W>(~done))
+    return;
+  V * __restrict rc = m + c * cols;
+  for (int64_t l = 0; l < W; ++l)
+  {
+    if (done[l])
+      continue;
+    const auto mask = p == p[l];
+    V * __restrict rp = m + p[l] * cols;
+    for (int64_t j = j0; j < cols; ++j)
+    {
+      const V u = rc[j], v = rp[j];
+      rc[j] = mask ? v : u;
+      rp[j] = mask ? u : v;
+    }
+    done |= mask;
+  }
+}
+
+/// Columns q0 .. q0 + kc - 1 of the W elements' right-hand sides (xp, n x k row-major each, nk =
+/// n k apart) <-> the lane vectors x (n x kc row-major). `load` picks the direction.
+template <typename V, typename IV, typename T, int64_t W, bool load>
+__attribute__((always_inline)) inline void
+move_rhs(T * __restrict xp, V * __restrict x, int64_t n, int64_t k, int64_t q0, int64_t kc)
+{
+  const int64_t nk = n * k;
+  auto one = [&](int64_t r, int64_t off)
+  {
+    for (int64_t l = 0; l < W; ++l)
+      if constexpr (load)
+        x[r][l] = xp[l * nk + off];
+      else
+        xp[l * nk + off] = x[r][l];
+  };
+  auto run = [&](int64_t r, int64_t off)
+  {
+    if constexpr (load)
+      load_transposed<V, IV, T, W>(xp + off, nk, x + r);
+    else
+      store_transposed<V, IV, T, W>(x + r, xp + off, nk);
+  };
+  if (kc == k) // every column: the rows are one run of n k entries
+  {
+    int64_t r = 0;
+    for (; r + W <= nk; r += W)
+      run(r, r);
+    for (; r < nk; ++r)
+      one(r, r);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+  {
+    int64_t q = 0;
+    for (; q + W <= kc; q += W)
+      run(i * kc + q, i * k + q0 + q);
+    for (; q < kc; ++q)
+      one(i * kc + q, i * k + q0 + q);
+  }
+}
+
+/// Back substitution of the kc right-hand sides x (n x kc) through the upper triangle of a.
+template <typename V>
+__attribute__((always_inline)) inline void
+back_substitute(const V * __restrict a, V * __restrict x, int64_t n, int64_t kc)
+{
+  for (int64_t i = n - 1; i >= 0; --i)
+  {
+    const V inv = 1 / a[i * n + i];
+    for (int64_t q = 0; q < kc; ++q)
+    {
+      V sum = x[i * kc + q];
+      for (int64_t j = i + 1; j < n; ++j)
+        sum -= a[i * n + j] * x[j * kc + q];
+      x[i * kc + q] = sum * inv;
+    }
+  }
+}
+
+/// Elements e0 .. e0 + W - 1 of the entry table (ptr, st, run) and xp (n*k each, row-major).
 /// NF > 0 fixes n at compile time (the matrix then lives on the stack); NF == 0 uses n_rt and
-/// the scratch `a_rt` (n*n vectors). `x` is n*k vectors of scratch.
+/// the scratch `a_rt` (n*n vectors). `x` is n * min(k, kRhsChunk) vectors of scratch.
+///
+/// The elimination updates the first kRhsChunk right-hand sides as it goes and keeps its
+/// multipliers (below the diagonal) and pivots; further columns are solved kRhsChunk at a time by
+/// replaying them, so the lane scratch stays in L1 for many right-hand sides (the IFT solves
+/// have one per given component). Every right-hand side entry sees the same operations in the
+/// same order either way.
 template <typename T, int Bytes, int64_t NF>
 __attribute__((always_inline)) inline void
 lanes_body(const T * const * __restrict ptr,
            const int64_t * __restrict st,
+           const int64_t * __restrict run,
            int64_t e0,
            T * __restrict xp,
            int64_t n_rt,
@@ -185,19 +367,31 @@ lanes_body(const T * const * __restrict ptr,
   const int64_t n = NF > 0 ? NF : n_rt;
   V a_ct[NF > 0 ? NF * NF : 1];
   V * __restrict a = NF > 0 ? a_ct : a_rt;
-  for (int64_t ij = 0; ij < n * n; ++ij)
+  IV pivots[batched_dense_solve_max_n];
+  for (int64_t ij = 0; ij < n * n;)
   {
     const T * p = ptr[ij] + e0 * st[ij];
     const int64_t s = st[ij];
-    if (s == 1) // batch-innermost storage (the compiled graphs' parts): one vector load
-      std::memcpy(&a[ij], p, sizeof(V));
+    if (s == 1) // batch-innermost storage: one vector load
+    {
+      // n*n separate streams are too many for the hardware prefetchers: fetch a few groups ahead
+      __builtin_prefetch(p + kPrefetchGroups * W, 0, 1);
+      std::memcpy(&a[ij++], p, sizeof(V));
+    }
+    else if (run[ij] >= W) // W consecutive entries per element (row-major storage)
+    {
+      load_transposed<V, IV, T, W>(p, s, a + ij);
+      ij += W;
+    }
     else
+    {
       for (int64_t l = 0; l < W; ++l)
         a[ij][l] = p[l * s];
+      ++ij;
+    }
   }
-  for (int64_t l = 0; l < W; ++l)
-    for (int64_t r = 0; r < n * k; ++r)
-      x[r][l] = xp[l * n * k + r];
+  const int64_t kc0 = std::min(k, kRhsChunk);
+  move_rhs<V, IV, T, W, true>(xp, x, n, k, 0, kc0);
   const V zero = V{};
   for (int64_t c = 0; c < n; ++c)
   {
@@ -213,56 +407,62 @@ lanes_body(const T * const * __restrict ptr,
       best = gt ? v : best;
       piv = gt ? IV{} + static_cast<I>(i) : piv;
     }
-    for (int64_t l = 0; l < W; ++l)
-    {
-      const int64_t p = piv[l];
-      if (p == c)
-        continue;
-      for (int64_t j = c; j < n; ++j)
-        std::swap(a[c * n + j][l], a[p * n + j][l]);
-      for (int64_t r = 0; r < k; ++r)
-        std::swap(x[c * k + r][l], x[p * k + r][l]);
-    }
+    pivots[c] = piv;
+    // columns left of c hold the multipliers of their step, by position: they stay in place
+    swap_rows<V, IV, I, W>(a, n, c, c, piv);
+    swap_rows<V, IV, I, W>(x, kc0, 0, c, piv);
     const V inv = T(1) / a[c * n + c];
     for (int64_t i = c + 1; i < n; ++i)
     {
       const V m = a[i * n + c] * inv;
-      const auto nz = m != zero;
-      bool any = false;
-      for (int64_t l = 0; l < W; ++l)
-        any = any || nz[l] != 0;
-      if (!any) // exact zeros in every lane (sparse Jacobians): nothing to update
+      a[i * n + c] = m;
+      if (!any_lane<IV, W>(m != zero)) // exact zeros in every lane (sparse Jacobians)
         continue;
       for (int64_t j = c + 1; j < n; ++j)
         a[i * n + j] -= m * a[c * n + j];
-      for (int64_t r = 0; r < k; ++r)
-        x[i * k + r] -= m * x[c * k + r];
+      for (int64_t q = 0; q < kc0; ++q)
+        x[i * kc0 + q] -= m * x[c * kc0 + q];
     }
   }
-  for (int64_t i = n - 1; i >= 0; --i)
+  back_substitute(a, x, n, kc0);
+  move_rhs<V, IV, T, W, false>(xp, x, n, k, 0, kc0);
+  for (int64_t q0 = kc0; q0 < k; q0 += kRhsChunk)
   {
-    const V inv = T(1) / a[i * n + i];
-    for (int64_t r = 0; r < k; ++r)
+    const int64_t kc = std::min(kRhsChunk, k - q0);
+    move_rhs<V, IV, T, W, true>(xp, x, n, k, q0, kc);
+    for (int64_t c = 0; c < n; ++c)
     {
-      V s = x[i * k + r];
-      for (int64_t j = i + 1; j < n; ++j)
-        s -= a[i * n + j] * x[j * k + r];
-      x[i * k + r] = s * inv;
+      swap_rows<V, IV, I, W>(x, kc, 0, c, pivots[c]);
+      for (int64_t i = c + 1; i < n; ++i)
+      {
+        const V m = a[i * n + c];
+        if (!any_lane<IV, W>(m != zero))
+          continue;
+        for (int64_t q = 0; q < kc; ++q)
+          x[i * kc + q] -= m * x[c * kc + q];
+      }
     }
+    back_substitute(a, x, n, kc);
+    move_rhs<V, IV, T, W, false>(xp, x, n, k, q0, kc);
   }
-  for (int64_t l = 0; l < W; ++l)
-    for (int64_t r = 0; r < n * k; ++r)
-      xp[l * n * k + r] = x[r][l];
 }
 
 template <typename T>
-using LaneKernel =
-    void (*)(const T * const *, const int64_t *, int64_t, T *, int64_t, int64_t, void *, void *);
+using LaneKernel = void (*)(const T * const *,
+                            const int64_t *,
+                            const int64_t *,
+                            int64_t,
+                            T *,
+                            int64_t,
+                            int64_t,
+                            void *,
+                            void *);
 
 template <typename T, int64_t NF>
 __attribute__((target("avx512f"))) void
 lanes_avx512(const T * const * ptr,
             const int64_t * st,
+            const int64_t * run,
             int64_t e0,
             T * xp,
             int64_t n,
@@ -271,13 +471,14 @@ lanes_avx512(const T * const * ptr,
             void * x)
 {
   using V = typename Lanes<T, 64>::V;
-  lanes_body<T, 64, NF>(ptr, st, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
+  lanes_body<T, 64, NF>(ptr, st, run, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
 }
 
 template <typename T, int64_t NF>
 __attribute__((target("avx2"))) void
 lanes_avx2(const T * const * ptr,
           const int64_t * st,
+          const int64_t * run,
           int64_t e0,
           T * xp,
           int64_t n,
@@ -286,7 +487,7 @@ lanes_avx2(const T * const * ptr,
           void * x)
 {
   using V = typename Lanes<T, 32>::V;
-  lanes_body<T, 32, NF>(ptr, st, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
+  lanes_body<T, 32, NF>(ptr, st, run, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
 }
 
 template <typename T, std::size_t... I>
@@ -329,6 +530,7 @@ solve_native(const Entries<T> & e, int64_t B, at::Tensor & x, int64_t n, int64_t
 {
   const T * const * ptr = e.ptr.data();
   const int64_t * st = e.stride.data();
+  [[maybe_unused]] const int64_t * run = e.run.data();
   T * xp = x.mutable_data_ptr<T>();
   const auto kernel = kernel_for<T>(n);
   // Aim for chunks of at least ~64k flops so threading overhead stays negligible.
@@ -344,13 +546,15 @@ solve_native(const Entries<T> & e, int64_t B, at::Tensor & x, int64_t n, int64_t
                      if (lanes && n > 1 && end - begin >= W)
                      {
                        // 64-byte aligned lane scratch: x (n*k vectors) and, for n > kUnrolled, A
-                       const auto vecs = static_cast<std::size_t>(n * k + (n > kUnrolled ? n * n : 0));
+                       const int64_t kc = std::min(k, kRhsChunk);
+                       const auto vecs =
+                           static_cast<std::size_t>(n * kc + (n > kUnrolled ? n * n : 0));
                        std::vector<T> raw((vecs + 1) * static_cast<std::size_t>(W));
                        auto * vx = reinterpret_cast<T *>(
                            (reinterpret_cast<std::uintptr_t>(raw.data()) + 63) & ~std::uintptr_t{63});
-                       T * va = vx + n * k * W;
+                       T * va = vx + n * kc * W;
                        for (; begin + W <= end; begin += W)
-                         lanes(ptr, st, begin, xp + begin * n * k, n, k, va, vx);
+                         lanes(ptr, st, run, begin, xp + begin * n * k, n, k, va, vx);
                      }
 #endif
                      std::vector<T> scratch(static_cast<std::size_t>(n * n));
