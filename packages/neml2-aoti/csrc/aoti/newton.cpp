@@ -140,21 +140,31 @@ reason(const at::Tensor & nb, const at::Tensor & nb0, double atol, double rtol)
   return rel_all ? "rel_tol" : "mixed";
 }
 
-/// One Newton iterate: u, b and (when computed in the same graph call) A.
+/// One Newton iterate: u, b and (when computed with it) A and the step A^{-1} b.
 struct Point
 {
   at::Tensor u, b;
   RowBlocks A;
+  at::Tensor du;
 };
 
-/// Evaluate b (and A unless lazy) at u.
+/// Evaluate b (and, unless lazy, A and the step) at u.
 Point
 evaluate(NewtonProblem & p, const at::Tensor & u, bool lazy)
 {
   if (lazy)
-    return {u, p.residual(u), RowBlocks()};
-  auto [b, A] = p.residual_and_jacobian(u);
-  return {u, b, A};
+    return {u, p.residual(u), RowBlocks(), at::Tensor()};
+  auto e = p.residual_jacobian_step(u);
+  return {u, std::move(e.b), std::move(e.A), std::move(e.du)};
+}
+
+/// The Newton step A^{-1} b at x (solved with its evaluation when A came with it).
+at::Tensor
+step_at(NewtonProblem & p, const Point & x)
+{
+  if (x.du.defined())
+    return x.du;
+  return (x.A.defined() ? x.A : p.residual_and_jacobian(x.u).second).solve(x.b);
 }
 
 /// The update along du: the full step, or NewtonWithLineSearch's per-element line search.
@@ -196,13 +206,7 @@ update(NewtonProblem & p,
       break;
     alpha = at::where(accept, alpha, alpha / c.ls_cutback);
   }
-  return {u_t, b_t, RowBlocks()};
-}
-
-RowBlocks
-jacobian_at(NewtonProblem & p, const Point & x)
-{
-  return x.A.defined() ? x.A : p.residual_and_jacobian(x.u).second;
+  return {u_t, b_t, RowBlocks(), at::Tensor()};
 }
 
 void
@@ -286,7 +290,7 @@ newton_solve(NewtonProblem & p,
     ++i;
     if (i >= c.miters)
       break;
-    const auto du = jacobian_at(p, x).solve(x.b);
+    const auto du = step_at(p, x);
     x = update(p, x, du, c, lazy, &trace);
     const auto nb_prev = nb;
     nb = vnorm(x.b);
@@ -319,12 +323,13 @@ newton_solve_masked(NewtonProblem & p, const at::Tensor & u0, const SolverConfig
       break;
     const auto active = ~frozen;
     const auto act = active.unsqueeze(-1);
-    auto du = jacobian_at(p, x).solve(x.b);
-    du = at::where(act, du, at::zeros_like(du));
+    auto du = at::where(act, step_at(p, x), at::zeros_like(x.b));
     Point y = update(p, x, du, c, false, nullptr);
     x.u = at::where(act, y.u, x.u);
     x.b = at::where(act, y.b, x.b);
+    // frozen rows keep their b but take y's A: their step is zeroed above, whatever it is
     x.A = y.A;
+    x.du = y.du;
     ++its;
     const auto nb = vnorm(x.b);
     const auto ok =

@@ -42,6 +42,14 @@ private:
   std::vector<at::Tensor> _blocks;
 };
 
+/// b(u), A(u) and the Newton step du = A^{-1} b at one u.
+struct NewtonEvaluation
+{
+  at::Tensor b;
+  RowBlocks A;
+  at::Tensor du;
+};
+
 /// The residual b = -r(u) and its Jacobian A = dr/du of one implicit system over flat (B, N) u.
 class NewtonProblem
 {
@@ -51,6 +59,14 @@ public:
   virtual at::Tensor residual(const at::Tensor & u) = 0;
   /// (b(u), A(u)) with A (B, N, N) in row blocks, from the graph call(s) of one evaluation.
   virtual std::pair<at::Tensor, RowBlocks> residual_and_jacobian(const at::Tensor & u) = 0;
+  /// b, A and the step A^{-1} b at u. This default solves after the evaluation; a problem whose
+  /// graphs run in row blocks solves each block right after its call, while its A is in cache.
+  virtual NewtonEvaluation residual_jacobian_step(const at::Tensor & u)
+  {
+    auto [b, A] = residual_and_jacobian(u);
+    auto du = A.solve(b);
+    return {std::move(b), std::move(A), std::move(du)};
+  }
 };
 
 /// Newton log sink: NEML2_LOGS=newton=info|debug prints, SolverConfig::collect_log collects.

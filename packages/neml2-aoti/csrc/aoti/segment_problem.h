@@ -61,6 +61,24 @@ public:
     return {concat(out[0]), last_A};
   }
 
+  /// Each row block's step solved right after its graph call (its A still in cache).
+  NewtonEvaluation residual_jacobian_step(const at::Tensor & u) override
+  {
+    std::vector<at::Tensor> b, A, du;
+    for_each_block(*_seg.jacobian,
+                   u,
+                   2,
+                   [&](std::vector<at::Tensor> && out)
+                   {
+                     du.push_back(dense_solve(out[1], out[0]));
+                     b.push_back(std::move(out[0]));
+                     A.push_back(std::move(out[1]));
+                   });
+    last_u = u;
+    last_A = RowBlocks(std::move(A));
+    return {concat(b), last_A, concat(du)};
+  }
+
   /// A at `u` when the last Jacobian evaluation was at this very tensor, else undefined.
   RowBlocks jacobian_if_at(const at::Tensor & u) const
   {
@@ -84,10 +102,26 @@ public:
   std::vector<std::vector<at::Tensor>>
   run_blocks(const Graph & graph, const at::Tensor & u, std::size_t n_out) const
   {
+    std::vector<std::vector<at::Tensor>> parts(n_out);
+    for_each_block(graph,
+                   u,
+                   n_out,
+                   [&](std::vector<at::Tensor> && out)
+                   {
+                     for (std::size_t o = 0; o < n_out; ++o)
+                       parts[o].push_back(std::move(out[o]));
+                   });
+    return parts;
+  }
+
+  /// Run `graph` on each row block in order (see run_blocks), handing `each` its outputs.
+  template <typename Each>
+  void
+  for_each_block(const Graph & graph, const at::Tensor & u, std::size_t n_out, Each && each) const
+  {
     const int64_t B = u.size(0);
     const int64_t blocks = _chunk <= 0 || B <= _chunk ? 1 : (B + _chunk - 1) / _chunk;
     const auto whole = args(u);
-    std::vector<std::vector<at::Tensor>> parts(n_out);
     for (int64_t k = 0; k < blocks; ++k)
     {
       std::vector<at::Tensor> a;
@@ -100,11 +134,8 @@ public:
         for (const auto & t : whole)
           a.push_back(t.narrow(0, r0, rows));
       }
-      auto out = graph.run(std::move(a), n_out);
-      for (std::size_t o = 0; o < n_out; ++o)
-        parts[o].push_back(std::move(out[o]));
+      each(graph.run(std::move(a), n_out));
     }
-    return parts;
   }
 
   std::vector<at::Tensor> args(const at::Tensor & u) const
