@@ -9,9 +9,9 @@ assembles, with ONE model call per evaluation,
 
 Derivatives come from the forward chain rule: at small batch every column group is one seed leaf
 whose K axis spans the group (each variable seeded with its slice of an identity: one tangent per
-variable in the model); from ``PER_VARIABLE_SEEDS_FROM`` batch entries each unknown is its own
-leaf (no zero blocks pushed through the model). The system is a Newton ``CombinedProblem``
-(:meth:`residual_and_jacobian`) and a ``MatrixFreeProblem`` (:meth:`matvec`).
+variable in the model); from ``PER_VARIABLE_SEEDS_FROM`` batch entries each unknown, and each
+given of ``B``, is its own leaf (no zero blocks pushed through the model). The system is a Newton
+``CombinedProblem`` (:meth:`residual_and_jacobian`) and a ``MatrixFreeProblem`` (:meth:`matvec`).
 
 Sub-batch (per-site axes, e.g. slip systems): an unknown's sub-batch shape comes from the values
 (or a ``[Settings]`` declaration) and its residual mirrors it. A ``dense`` group folds the sites
@@ -305,16 +305,36 @@ class ModelNonlinearSystem:
             self._seeds[key] = seeds
         return seeds
 
-    def _given_seeds(self, layout: AxisLayout) -> dict[str, TensorWrapper]:
+    def _given_seeds(
+        self, layout: AxisLayout, per_variable: bool
+    ) -> dict[str, tuple[str, TensorWrapper]]:
+        """``{given: (leaf, seed)}`` of the one given column group: one leaf for the group, or
+        one per variable (as :meth:`_unknown_seeds`)."""
         g = layout.groups[0]
         out = {}
         for i, var in enumerate(g.variables):
             x = self._givens[var.name]
             nb = len(x.dynamic_batch_shape)
-            out[var.name] = make_seed(
-                type(x), g.width, g.offsets[i], var.sub_batch_shape, nb, False, x.data
-            )
+            if per_variable:
+                w = g.offsets[i + 1] - g.offsets[i]
+                seed = make_seed(type(x), w, 0, var.sub_batch_shape, nb, False, x.data)
+                out[var.name] = (f"__g:{var.name}", seed)
+            else:
+                seed = make_seed(
+                    type(x), g.width, g.offsets[i], var.sub_batch_shape, nb, False, x.data
+                )
+                out[var.name] = ("__g", seed)
         return out
+
+    @staticmethod
+    def _segments(group: AxisGroup, leaf: str, per_variable: bool) -> list[tuple[str, int]]:
+        """The seed leaves of a column group and their column counts (see the seed methods)."""
+        if not per_variable:
+            return [(leaf, group.width)]
+        return [
+            (f"{leaf}:{var.name}", group.offsets[i + 1] - group.offsets[i])
+            for i, var in enumerate(group.variables)
+        ]
 
     def _call(
         self, u: AssembledVector, v: dict[str, dict[str, TensorWrapper]] | None
@@ -528,8 +548,8 @@ class ModelNonlinearSystem:
                 v[n] = {leaf: seed}
         glay = self.given_layout(givens) if need_B else None
         if glay is not None:
-            for n, s in self._given_seeds(glay).items():
-                v[n] = {"__g": s}
+            for n, (leaf, seed) in self._given_seeds(glay, per_var).items():
+                v[n] = {leaf: seed}
         outs, v_out = self._call(u, v if v else None)
         b = self._rhs(outs)
         batch = broadcast_batch(u.batch_shape, b.batch_shape)
@@ -537,10 +557,9 @@ class ModelNonlinearSystem:
         if need_A:
             lay = self.unknown_layout
             segments = [
-                [(f"__u:{var.name}", g.offsets[i + 1] - g.offsets[i])
-                 for i, var in enumerate(g.variables)] if per_var else [(f"__u{gi}", g.width)]
+                self._segments(g, "__u" if per_var else f"__u{gi}", per_var)
                 for gi, g in enumerate(lay.groups)
-            ]  # fmt: skip
+            ]
             single = len(lay.groups) == 1 and len(self.residual_layout.groups) == 1
             if single and _plain(lay.groups[0]) and _plain(self.residual_layout.groups[0]):
                 A = self._single_plain_jacobian(outs, v_out, lay, segments[0], batch)
@@ -549,7 +568,8 @@ class ModelNonlinearSystem:
                 A = AssembledMatrix(self.residual_layout, self.unknown_layout, blocks, check=False)
             self._last = (u, A)
         if glay is not None:
-            blocks = self._blocks(outs, v_out, glay, [[("__g", glay.groups[0].width)]], batch)
+            segs = [self._segments(glay.groups[0], "__g", per_var)]
+            blocks = self._blocks(outs, v_out, glay, segs, batch)
             B = AssembledMatrix(self.residual_layout, glay, blocks, check=False)
         return A, B, (b if need_b else None)
 

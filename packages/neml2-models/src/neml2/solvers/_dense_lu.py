@@ -112,7 +112,8 @@ class DenseLU(DirectSolver):
         groups = B.col_layout.groups
         rhs = [_pad(blk, rg, cg, rhs=True) for cg, blk in zip(groups, B.blocks[0], strict=True)]
         batch = broadcast_batch(a.shape[:-2], *(r.shape[:-2] for r in rhs))
-        x = dense_solve(a, torch.cat([r.expand(batch + r.shape[-2:]) for r in rhs], dim=-1))
+        full = [r.expand(batch + r.shape[-2:]) for r in rhs]
+        x = dense_solve(a, full[0] if len(full) == 1 else torch.cat(full, dim=-1))
         out, start = [], 0
         for r, cg in zip(rhs, groups, strict=True):
             out.append(_unpad(x[..., start : start + r.shape[-1]], rg, cg))

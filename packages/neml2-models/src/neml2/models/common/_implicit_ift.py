@@ -22,6 +22,7 @@ from neml2.es import AssembledVector
 from neml2.es._tangents import fit_rest
 from neml2.es.nonlinear_system import ModelNonlinearSystem
 from neml2.tensors import TensorWrapper, fullify
+from neml2.tensors._eager import plain_eager
 
 __all__ = ["ImplicitSolve", "contract", "wrap_givens"]
 
@@ -65,7 +66,8 @@ def contract(
         # a batch-free tangent (e.g. Model.jacobian's identity seeds): one GEMM over the batch,
         # (*B, rows, cols) @ (cols, K), instead of a matmul broadcasting blk over the K axes
         kshape = d.shape[:kn]
-        r = torch.matmul(blk, d.reshape(math.prod(kshape), -1).T).movedim(-1, 0)
+        seeds = d.reshape(math.prod(kshape), -1)
+        r = (blk if _is_identity(seeds) else torch.matmul(blk, seeds.T)).movedim(-1, 0)
         r = r.reshape(*kshape, *r.shape[1:-1], *u_sub, *out_cls.BASE_SHAPE)
     else:
         d = d.reshape(*d.shape[:kn], *dyn, *(1,) * (len(u_sub) if u_block else 0), -1, 1)
@@ -74,6 +76,17 @@ def contract(
         r = r.reshape(*lead, *u_sub, *out_cls.BASE_SHAPE)
     out: TensorWrapper = out_cls._wrap(r, len(u_sub), (), (), kn, t.k_state, t.k_pairing)
     return out
+
+
+def _is_identity(seeds: torch.Tensor) -> bool:
+    """Plain eager identity seeds (``Model.jacobian``'s): applying the block to them is the block."""
+    n = seeds.shape[0]
+    return (
+        seeds.shape[1] == n
+        and plain_eager(seeds)
+        and not seeds.requires_grad
+        and torch.equal(seeds, torch.eye(n, dtype=seeds.dtype, device=seeds.device))
+    )
 
 
 def wrap_givens(
