@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from neml2.tensors import SR2, dev, vol
+from neml2.tensors import SR2, dev, mandel_apply, vol
 from neml2.tensors import _projectors as proj
 
 
@@ -51,3 +51,22 @@ def test_projectors_built_in_inference_mode_serve_autograd(monkeypatch: pytest.M
 
 def test_integer_data_uses_slicing() -> None:
     assert proj.projectors(torch.ones(6, dtype=torch.int64)) is None
+
+
+@pytest.mark.parametrize("order", ["batch_outer", "batch_inner"])
+def test_apply_keeps_memory_order(order: str) -> None:
+    """``mandel_apply(d, op) == d @ op``, its result stored in ``d``'s memory order (a K-stacked
+    tangent stored ``(K, 6, B)`` stays batch-innermost, so later pointwise ops see one layout)."""
+    g = torch.Generator().manual_seed(1)
+    op = torch.randn(6, 6, generator=g, dtype=torch.float64)  # not symmetric: transposes matter
+    d = torch.randn(3, 6, 50, generator=g, dtype=torch.float64).transpose(1, 2)  # (K, B, 6)
+    if order == "batch_outer":
+        d = d.contiguous()
+    got = mandel_apply(d, op)
+    want = np.einsum("kbj,ji->kbi", d.numpy(), op.numpy())
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-13, atol=1e-13)
+    assert got.stride() == d.stride()
+    p = proj.projectors(d)
+    assert p is not None
+    torch.testing.assert_close(dev(SR2(d)).data, d @ p[1], rtol=1e-14, atol=0)
+    assert dev(SR2(d)).data.stride() == d.stride()

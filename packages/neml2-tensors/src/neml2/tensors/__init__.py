@@ -217,6 +217,9 @@ from neml2.tensors._primitive import (
     PrimitiveTensor as PrimitiveTensor,
 )
 from neml2.tensors._projectors import (
+    apply as mandel_apply,
+)
+from neml2.tensors._projectors import (
     projectors as mandel_projectors,
 )
 from neml2.tensors._pytree import register as _register
@@ -396,6 +399,7 @@ __all__ = [
     "logspace",
     "lt",
     "macaulay",
+    "mandel_apply",
     "mandel_projectors",
     "mandel_rotation",
     "mean",

@@ -13,6 +13,7 @@ import torch
 from neml2.tensors import _kernels as K
 from neml2.tensors._align import binary
 from neml2.tensors._kernels import broadcast_tensors
+from neml2.tensors._projectors import apply as apply_operator
 from neml2.tensors._projectors import projectors
 from neml2.tensors._rotation_types import MRP
 from neml2.tensors._scalar import Scalar
@@ -57,7 +58,7 @@ def vol(A: X) -> X:
     if isinstance(A, SR2):
         p = projectors(A.data)
         if p is not None:
-            return A._like(A.data @ p[0])
+            return A._like(apply_operator(A.data, p[0]))
         return A._like(_sr2_vol(A.data))
     _need(A, (R2,), "vol")
     m = torch.diagonal(A.data, dim1=-2, dim2=-1).mean(-1)[..., None, None]
@@ -70,7 +71,7 @@ def dev(A: X) -> X:
     if isinstance(A, SR2):
         p = projectors(d)
         if p is not None:
-            return A._like(d @ p[1])
+            return A._like(apply_operator(d, p[1]))
         return A._like(d - _sr2_vol(d))
     _need(A, (R2,), "dev")
     m = torch.diagonal(d, dim1=-2, dim2=-1).mean(-1)[..., None, None]

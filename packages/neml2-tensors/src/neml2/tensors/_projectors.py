@@ -16,7 +16,7 @@ import torch
 
 from neml2.tensors._eager import plain_eager
 
-__all__ = ["projectors"]
+__all__ = ["apply", "projectors"]
 
 _CACHE: dict[tuple[torch.dtype, torch.device], tuple[torch.Tensor, torch.Tensor]] = {}
 
@@ -38,3 +38,14 @@ def projectors(d: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
     if p is None:
         p = _CACHE[key] = _build(d.dtype, d.device)
     return p
+
+
+def apply(d: torch.Tensor, op: torch.Tensor) -> torch.Tensor:
+    """``d @ op`` for an unbatched ``(n, n)`` operator on the trailing axis of ``d``, in ``d``'s
+    memory order: a batch-innermost ``d`` (stride of the trailing axis not 1, e.g. a K-stacked
+    tangent stored ``(K, n, B)``) is computed as ``(opᵀ dᵀ)ᵀ``, one GEMM whose result keeps that
+    order, instead of a product written batch-outermost, which every later pointwise op mixing
+    the two layouts would then pay for."""
+    if d.dim() >= 2 and d.stride(-1) != 1 and d.mT.is_contiguous():
+        return (op.mT @ d.mT).mT
+    return d @ op

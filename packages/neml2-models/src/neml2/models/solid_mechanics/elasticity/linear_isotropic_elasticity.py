@@ -20,7 +20,7 @@ from neml2.models.solid_mechanics.elasticity._elastic_constants import (
     isotropic_KG,
 )
 from neml2.schema import HitSchema, input, option, output
-from neml2.tensors import SR2, dev, mandel_projectors, tr, vol
+from neml2.tensors import SR2, dev, mandel_apply, mandel_projectors, tr, vol
 
 __all__ = ["LinearIsotropicElasticity"]
 
@@ -76,19 +76,22 @@ class LinearIsotropicElasticity(Model):
         a, b = ca.v, cb.v
         # a vol(d) + b dev(d) = b d + ((a - b)/3) tr(d) I: four pointwise ops (traced graphs
         # fuse them into one loop); in eager mode with constant moduli, one GEMM with
-        # C = a P_vol + b P_dev instead
+        # C = a P_vol + b P_dev instead, for the value and for every tangent
         p = mandel_projectors(x.data) if a.data.dim() == 0 and b.data.dim() == 0 else None
+        inp = self._in_name
+        actions: dict[str, Any] = {}
         if p is not None:
-            y = x._like(x.data @ (a.data * p[0] + b.data * p[1]))
+            C = a.data * p[0] + b.data * p[1]
+            y = x._like(mandel_apply(x.data, C))
             if v is None:
                 return y
-        ci = ((a - b) / 3.0) * SR2.identity(dtype=x.dtype, device=x.device)
-        if p is None:
+            actions[inp] = lambda d: d._like(mandel_apply(d.data, C))
+        else:
+            ci = ((a - b) / 3.0) * SR2.identity(dtype=x.dtype, device=x.device)
             y = b * x + tr(x) * ci
             if v is None:
                 return y
-        inp = self._in_name
-        actions: dict[str, Any] = {inp: lambda d: (product_term(b, d), product_term(tr(d), ci))}
+            actions[inp] = lambda d: (product_term(b, d), product_term(tr(d), ci))
         xv, xd = (vol(x), dev(x)) if ca.g or cb.g or ca.h or cb.h else (None, None)
         actions_2: dict[tuple[str, str], Any] = {}
         for k in set(ca.g) | set(cb.g):
