@@ -152,10 +152,15 @@ def _dense_reference(
     return -res(u0, g0), Ja[idx, :, idx, :], Jb[idx, :, idx, :]
 
 
-@pytest.mark.parametrize("per_variable_from", [1, 10**9], ids=["per_variable", "per_group"])
-def test_assemble_matches_autograd(per_variable_from: int) -> None:
+@pytest.mark.parametrize(
+    ("unknowns_from", "givens_from"),
+    [(1, 1), (10**9, 10**9), (10**9, 1)],
+    ids=["per_variable", "per_group", "grouped_unknowns_per_variable_givens"],
+)
+def test_assemble_matches_autograd(unknowns_from: int, givens_from: int) -> None:
     sys_ = _system("s e")
-    sys_.PER_VARIABLE_SEEDS_FROM = per_variable_from  # type: ignore[misc]
+    sys_.PER_VARIABLE_SEEDS_FROM = unknowns_from  # type: ignore[misc]
+    sys_.PER_VARIABLE_GIVEN_SEEDS_FROM = givens_from  # type: ignore[misc]
     x = _state(5)
     sys_.initialize({g: x[g] for g in sys_.given_names})
     u = sys_.pack_unknowns({k: x[k] for k in sys_.unknown_names})

@@ -32,6 +32,7 @@ def test_per_site_solve_and_ift(structure: str, per_variable_from: int) -> None:
     hit = CUBIC.replace("unknowns = 'x'", f"unknowns = 'x'\n    structure = '{structure}'")
     model = load_string(hit).get_model("model")
     model.system.PER_VARIABLE_SEEDS_FROM = per_variable_from
+    model.system.PER_VARIABLE_GIVEN_SEEDS_FROM = per_variable_from
     x = _site_inputs()
     with torch.no_grad():
         (got,) = model(*model.wrap_inputs(x))
@@ -177,6 +178,7 @@ def test_cross_site_coupling(
            .replace("${linear}", linear))  # fmt: skip
     model = load_string(hit).get_model("model")
     model.system.PER_VARIABLE_SEEDS_FROM = per_variable_from
+    model.system.PER_VARIABLE_GIVEN_SEEDS_FROM = per_variable_from
     sn = RNG.normal(size=(B, S, 6))
     yn = RNG.normal(size=(B, 6))
     x = {

@@ -9,8 +9,9 @@ assembles, with ONE model call per evaluation,
 
 Derivatives come from the forward chain rule: at small batch every column group is one seed leaf
 whose K axis spans the group (each variable seeded with its slice of an identity: one tangent per
-variable in the model); from ``PER_VARIABLE_SEEDS_FROM`` batch entries each unknown, and each
-given of ``B``, is its own leaf (no zero blocks pushed through the model). The system is a Newton
+variable in the model); from ``PER_VARIABLE_SEEDS_FROM`` batch entries each unknown (from
+``PER_VARIABLE_GIVEN_SEEDS_FROM`` each given of ``B``) is its own leaf (no zero blocks pushed
+through the model). The system is a Newton
 ``CombinedProblem`` (:meth:`residual_and_jacobian`) and a ``MatrixFreeProblem`` (:meth:`matvec`).
 
 Sub-batch (per-site axes, e.g. slip systems): an unknown's sub-batch shape comes from the values
@@ -83,9 +84,14 @@ class ModelNonlinearSystem:
 
     SECTION: ClassVar[str] = "EquationSystems"
     #: batch size from which ``A`` is seeded per variable rather than per group: fewer Python
-    #: operations favour one K-wide leaf per group; at large batch, per-variable K (no zero
-    #: blocks pushed through the model) wins
-    PER_VARIABLE_SEEDS_FROM: ClassVar[int] = 256
+    #: operations and fewer, larger tensor ops favour one K-wide leaf per group; at large batch,
+    #: per-variable K (no zero blocks pushed through the model) wins. Chaboche step, one thread:
+    #: per group 95 / 219 / 609 ms at 10^3 / 3·10^3 / 10^4 points (per variable 102 / 231 /
+    #: 634), per variable 1.74 / 5.86 s at 3·10^4 / 10^5 (per group 1.89 / 7.12)
+    PER_VARIABLE_SEEDS_FROM: ClassVar[int] = 16384
+    #: the same for the givens' columns of ``B`` (the IFT): there the group is wide (every given
+    #: component) and mostly pushed through the model as zeros, so per variable wins early
+    PER_VARIABLE_GIVEN_SEEDS_FROM: ClassVar[int] = 256
     hit: ClassVar[HitSchema] = HitSchema(
         dependency("model", "get_model", "Model computing the residuals"),
         option("unknowns", list[list[str]], "Unknown variables; ';' separates unknown groups"),
@@ -547,8 +553,9 @@ class ModelNonlinearSystem:
             for n, (leaf, seed) in seeds.items():
                 v[n] = {leaf: seed}
         glay = self.given_layout(givens) if need_B else None
+        per_var_g = math.prod(u.batch_shape) >= self.PER_VARIABLE_GIVEN_SEEDS_FROM
         if glay is not None:
-            for n, (leaf, seed) in self._given_seeds(glay, per_var).items():
+            for n, (leaf, seed) in self._given_seeds(glay, per_var_g).items():
                 v[n] = {leaf: seed}
         outs, v_out = self._call(u, v if v else None)
         b = self._rhs(outs)
@@ -568,7 +575,7 @@ class ModelNonlinearSystem:
                 A = AssembledMatrix(self.residual_layout, self.unknown_layout, blocks, check=False)
             self._last = (u, A)
         if glay is not None:
-            segs = [self._segments(glay.groups[0], "__g", per_var)]
+            segs = [self._segments(glay.groups[0], "__g", per_var_g)]
             blocks = self._blocks(outs, v_out, glay, segs, batch)
             B = AssembledMatrix(self.residual_layout, glay, blocks, check=False)
         return A, B, (b if need_b else None)
