@@ -211,7 +211,9 @@ class ImplicitGraph(nn.Module):
         system: Any = self.inv.m.system
         system._seeds.clear()
         system._last = None
+        # per-variable seeds at any batch: a size threshold would guard the dynamic batch
         system.PER_VARIABLE_SEEDS_FROM = 1
+        system.PER_VARIABLE_GIVEN_SEEDS_FROM = 1
         givens = {
             v.name: _wrap(system.types[v.name], g, v.sub_batch_shape)
             for v, g in zip(self.givens, gs, strict=True)
