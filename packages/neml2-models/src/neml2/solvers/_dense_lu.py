@@ -8,6 +8,8 @@ Newton reports divergence.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from neml2._registry import register_neml2_object
@@ -91,9 +93,19 @@ class DenseLU(DirectSolver):
     def solve_matrix(self, A: AssembledMatrix, B: AssembledMatrix) -> AssembledMatrix:
         """``X = A⁻¹ B`` column group by column group."""
         rg, _ = _single_group(A, "DenseLU")
+        parts = A.parts
+        if parts is not None:  # in place from the nonzero blocks: A is never assembled
+            batch = broadcast_batch(*(p.value.shape[:-2] for p in parts))
+            X = self._solve_matrix_native(
+                A, B, rg, batch, lambda rhs: parts_solve(parts, rg.width, rhs)
+            )
+            if X is not None:
+                return X
         a = A.blocks[0][0]
         if a.shape[-1] > 1 and native_usable(a, B.blocks[0][0]):
-            return self._solve_matrix_native(A, B, rg)
+            X = self._solve_matrix_native(A, B, rg, a.shape[:-2], lambda rhs: dense_solve(a, rhs))
+            assert X is not None
+            return X
         out = []
         for cg, blk in zip(B.col_layout.groups, B.blocks[0], strict=True):
             if a.shape[-1] == 1:
@@ -105,15 +117,21 @@ class DenseLU(DirectSolver):
 
     @staticmethod
     def _solve_matrix_native(
-        A: AssembledMatrix, B: AssembledMatrix, rg: AxisGroup
-    ) -> AssembledMatrix:
-        """All column groups as one right-hand side of one native factor-and-solve."""
-        a = A.blocks[0][0]
+        A: AssembledMatrix,
+        B: AssembledMatrix,
+        rg: AxisGroup,
+        a_batch: tuple[int, ...],
+        solve: Callable[[torch.Tensor], torch.Tensor | None],
+    ) -> AssembledMatrix | None:
+        """All column groups as one right-hand side of one native factor-and-solve of the
+        matrices of batch ``a_batch`` (``solve`` returns None when its kernel does not apply)."""
         groups = B.col_layout.groups
         rhs = [_pad(blk, rg, cg, rhs=True) for cg, blk in zip(groups, B.blocks[0], strict=True)]
-        batch = broadcast_batch(a.shape[:-2], *(r.shape[:-2] for r in rhs))
+        batch = broadcast_batch(a_batch, *(r.shape[:-2] for r in rhs))
         full = [r.expand(batch + r.shape[-2:]) for r in rhs]
-        x = dense_solve(a, full[0] if len(full) == 1 else torch.cat(full, dim=-1))
+        x = solve(full[0] if len(full) == 1 else torch.cat(full, dim=-1))
+        if x is None:
+            return None
         out, start = [], 0
         for r, cg in zip(rhs, groups, strict=True):
             out.append(_unpad(x[..., start : start + r.shape[-1]], rg, cg))
