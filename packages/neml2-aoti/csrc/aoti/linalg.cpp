@@ -338,7 +338,7 @@ back_substitute(const V * __restrict a, V * __restrict x, int64_t n, int64_t kc)
   }
 }
 
-/// Elements e0 .. e0 + W - 1 of the entry table (ptr, st, run) and xp (n*k each, row-major).
+/// Elements e0 .. e0 + W - 1 of the entry table `e` and xp (n*k each, row-major).
 /// NF > 0 fixes n at compile time (the matrix then lives on the stack); NF == 0 uses n_rt and
 /// the scratch `a_rt` (n*n vectors). `x` is n * min(k, kRhsChunk) vectors of scratch.
 ///
@@ -349,9 +349,7 @@ back_substitute(const V * __restrict a, V * __restrict x, int64_t n, int64_t kc)
 /// same order either way.
 template <typename T, int Bytes, int64_t NF>
 __attribute__((always_inline)) inline void
-lanes_body(const T * const * __restrict ptr,
-           const int64_t * __restrict st,
-           const int64_t * __restrict run,
+lanes_body(const Entries<T> & e,
            int64_t e0,
            T * __restrict xp,
            int64_t n_rt,
@@ -364,6 +362,9 @@ lanes_body(const T * const * __restrict ptr,
   using IV = typename L::IV;
   using I = typename L::I;
   constexpr int64_t W = L::W;
+  const T * const * __restrict ptr = e.ptr.data();
+  const int64_t * __restrict st = e.stride.data();
+  const int64_t * __restrict run = e.run.data();
   const int64_t n = NF > 0 ? NF : n_rt;
   V a_ct[NF > 0 ? NF * NF : 1];
   V * __restrict a = NF > 0 ? a_ct : a_rt;
@@ -448,9 +449,7 @@ lanes_body(const T * const * __restrict ptr,
 }
 
 template <typename T>
-using LaneKernel = void (*)(const T * const *,
-                            const int64_t *,
-                            const int64_t *,
+using LaneKernel = void (*)(const Entries<T> &,
                             int64_t,
                             T *,
                             int64_t,
@@ -460,9 +459,7 @@ using LaneKernel = void (*)(const T * const *,
 
 template <typename T, int64_t NF>
 __attribute__((target("avx512f"))) void
-lanes_avx512(const T * const * ptr,
-            const int64_t * st,
-            const int64_t * run,
+lanes_avx512(const Entries<T> & e,
             int64_t e0,
             T * xp,
             int64_t n,
@@ -471,14 +468,12 @@ lanes_avx512(const T * const * ptr,
             void * x)
 {
   using V = typename Lanes<T, 64>::V;
-  lanes_body<T, 64, NF>(ptr, st, run, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
+  lanes_body<T, 64, NF>(e, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
 }
 
 template <typename T, int64_t NF>
 __attribute__((target("avx2"))) void
-lanes_avx2(const T * const * ptr,
-          const int64_t * st,
-          const int64_t * run,
+lanes_avx2(const Entries<T> & e,
           int64_t e0,
           T * xp,
           int64_t n,
@@ -487,7 +482,7 @@ lanes_avx2(const T * const * ptr,
           void * x)
 {
   using V = typename Lanes<T, 32>::V;
-  lanes_body<T, 32, NF>(ptr, st, run, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
+  lanes_body<T, 32, NF>(e, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
 }
 
 template <typename T, std::size_t... I>
@@ -530,7 +525,6 @@ solve_native(const Entries<T> & e, int64_t B, at::Tensor & x, int64_t n, int64_t
 {
   const T * const * ptr = e.ptr.data();
   const int64_t * st = e.stride.data();
-  [[maybe_unused]] const int64_t * run = e.run.data();
   T * xp = x.mutable_data_ptr<T>();
   const auto kernel = kernel_for<T>(n);
   // Aim for chunks of at least ~64k flops so threading overhead stays negligible.
@@ -554,7 +548,7 @@ solve_native(const Entries<T> & e, int64_t B, at::Tensor & x, int64_t n, int64_t
                            (reinterpret_cast<std::uintptr_t>(raw.data()) + 63) & ~std::uintptr_t{63});
                        T * va = vx + n * kc * W;
                        for (; begin + W <= end; begin += W)
-                         lanes(ptr, st, run, begin, xp + begin * n * k, n, k, va, vx);
+                         lanes(e, begin, xp + begin * n * k, n, k, va, vx);
                      }
 #endif
                      std::vector<T> scratch(static_cast<std::size_t>(n * n));

@@ -11,8 +11,8 @@ Derivatives come from the forward chain rule: at small batch every column group 
 whose K axis spans the group (each variable seeded with its slice of an identity: one tangent per
 variable in the model); from ``PER_VARIABLE_SEEDS_FROM`` batch entries each unknown (from
 ``PER_VARIABLE_GIVEN_SEEDS_FROM`` each given of ``B``) is its own leaf (no zero blocks pushed
-through the model). The system is a Newton
-``CombinedProblem`` (:meth:`residual_and_jacobian`) and a ``MatrixFreeProblem`` (:meth:`matvec`).
+through the model). The system is a Newton ``CombinedProblem`` (:meth:`residual_and_jacobian`)
+and a ``MatrixFreeProblem`` (:meth:`matvec`).
 
 Sub-batch (per-site axes, e.g. slip systems): an unknown's sub-batch shape comes from the values
 (or a ``[Settings]`` declaration) and its residual mirrors it. A ``dense`` group folds the sites
@@ -298,16 +298,11 @@ class ModelNonlinearSystem:
         if seeds is None:
             seeds = {}
             for gi, g in enumerate(self.unknown_layout.groups):
+                leaf = "__u" if per_variable else f"__u{gi}"
                 for i, var in enumerate(g.variables):
-                    cls = self.types[var.name]
-                    sub = var.sub_batch_shape
-                    if per_variable:
-                        w = g.offsets[i + 1] - g.offsets[i]
-                        seed = make_seed(cls, w, 0, sub, nb, g.is_block, like)
-                        seeds[var.name] = (f"__u:{var.name}", seed)
-                    else:
-                        seed = make_seed(cls, g.width, g.offsets[i], sub, nb, g.is_block, like)
-                        seeds[var.name] = (f"__u{gi}", seed)
+                    seeds[var.name] = self._variable_seed(
+                        self.types[var.name], g, i, leaf, per_variable, nb, like
+                    )
             self._seeds[key] = seeds
         return seeds
 
@@ -321,16 +316,29 @@ class ModelNonlinearSystem:
         for i, var in enumerate(g.variables):
             x = self._givens[var.name]
             nb = len(x.dynamic_batch_shape)
-            if per_variable:
-                w = g.offsets[i + 1] - g.offsets[i]
-                seed = make_seed(type(x), w, 0, var.sub_batch_shape, nb, False, x.data)
-                out[var.name] = (f"__g:{var.name}", seed)
-            else:
-                seed = make_seed(
-                    type(x), g.width, g.offsets[i], var.sub_batch_shape, nb, False, x.data
-                )
-                out[var.name] = ("__g", seed)
+            out[var.name] = self._variable_seed(type(x), g, i, "__g", per_variable, nb, x.data)
         return out
+
+    @staticmethod
+    def _variable_seed(
+        cls: Any,
+        group: AxisGroup,
+        i: int,
+        leaf: str,
+        per_variable: bool,
+        nb: int,
+        like: torch.Tensor,
+    ) -> tuple[str, TensorWrapper]:
+        """Leaf name and seed of variable ``i`` of a column group: its own identity as leaf
+        ``<leaf>:<name>``, or its slice of the group's identity as leaf ``<leaf>`` (the names
+        :meth:`_segments` lists)."""
+        var = group.variables[i]
+        sub = var.sub_batch_shape
+        if per_variable:
+            w = group.offsets[i + 1] - group.offsets[i]
+            return f"{leaf}:{var.name}", make_seed(cls, w, 0, sub, nb, group.is_block, like)
+        seed = make_seed(cls, group.width, group.offsets[i], sub, nb, group.is_block, like)
+        return leaf, seed
 
     @staticmethod
     def _segments(group: AxisGroup, leaf: str, per_variable: bool) -> list[tuple[str, int]]:
