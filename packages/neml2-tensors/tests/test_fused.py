@@ -1,4 +1,5 @@
-"""``addcmul``: ``acc + a * b`` of wrappers in one pass, in place only where that is safe."""
+"""``addcmul``: ``acc + a * b`` of wrappers in one pass, in place only where that is safe;
+``sum_products``: a whole sum of products handed to a one-pass kernel."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from neml2.tensors import SR2, Scalar, Vec, addcmul
+from neml2.tensors import SR2, Scalar, Vec, addcmul, sum_products
 from neml2.tensors._wrapper import BROADCAST, FULL
 
 B, K = 5, 4
@@ -110,3 +111,51 @@ def test_paired_k_axes_take_the_wrapper_ops() -> None:
     want = paired + coef * paired
     torch.testing.assert_close(got.data, want.data, rtol=0, atol=0)
     assert (got.k_state, got.k_pairing) == (want.k_state, want.k_pairing)
+
+
+def _torch_kernel(calls: list[Any]) -> Any:
+    """A stand-in one-pass kernel: records its storages and sums with torch ops."""
+
+    def kernel(terms: list[tuple[float, torch.Tensor | None, torch.Tensor]]) -> torch.Tensor:
+        calls.append(terms)
+        return sum(s * (b if a is None else a * b) for s, a, b in terms)  # type: ignore[return-value]
+
+    return kernel
+
+
+def test_sum_products_hands_aligned_storages_to_the_kernel() -> None:
+    """Tangent + Scalar coefficient * tangent + Scalar tangent (x) SR2 value + float * tangent:
+    the kernel sees broadcastable storages; the wrapped result equals the wrapper ops."""
+    seed = _tangent(_rand(K, 1, 6, seed=30))
+    coef, t = Scalar(_rand(B, seed=31)), _tangent(_rand(K, B, 6, seed=32))
+    rate, n = _tangent(_rand(K, B, seed=33), Scalar), SR2(_rand(B, 6, seed=34))
+    calls: list[Any] = []
+    got = sum_products([(None, seed), (coef, t), (rate, n), (-2.0, t)], _torch_kernel(calls))
+    want = seed + coef * t + rate * n + (-2.0) * t
+    assert got is not None and type(got) is SR2
+    assert (got.k_ndim, got.k_state) == (want.k_ndim, want.k_state)
+    np.testing.assert_allclose(got.data.numpy(), want.data.numpy(), rtol=1e-14)
+    (terms,) = calls
+    assert [s for s, _, _ in terms] == [1.0, 1.0, 1.0, -2.0]
+    assert terms[0][1] is None and terms[3][1] is None
+    shapes = [x.shape for _, a, b in terms for x in (a, b) if x is not None]
+    assert all(len(s) == len(shapes[0]) for s in shapes)  # aligned to one rank
+    assert torch.broadcast_shapes(*shapes) == got.data.shape  # type: ignore[no-untyped-call]
+
+
+def test_sum_products_declines_what_the_wrapper_ops_must_do() -> None:
+    """No kernel, one term, mixed result types, a paired K axis, integer data, or a kernel that
+    declines: None (the caller takes the wrapper ops)."""
+    t = _tangent(_rand(K, B, 6, seed=35))
+    coef = Scalar(_rand(B, seed=36))
+    calls: list[Any] = []
+    kernel = _torch_kernel(calls)
+    assert sum_products([(coef, t), (None, t)], None) is None
+    assert sum_products([(coef, t)], kernel) is None
+    assert sum_products([(None, t), (None, _tangent(_rand(K, B, seed=37), Scalar))], kernel) is None
+    paired = SR2._wrap(_rand(1, B, 3, 6, seed=38), 1, (), (), 1, (BROADCAST,), (0,))
+    assert sum_products([(None, paired), (None, paired)], kernel) is None
+    ints = _tangent(torch.arange(K * B * 6).reshape(K, B, 6))
+    assert sum_products([(None, ints), (2, ints)], kernel) is None
+    assert calls == []
+    assert sum_products([(coef, t), (None, t)], lambda terms: None) is None

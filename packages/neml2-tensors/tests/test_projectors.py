@@ -53,15 +53,18 @@ def test_integer_data_uses_slicing() -> None:
     assert proj.projectors(torch.ones(6, dtype=torch.int64)) is None
 
 
-@pytest.mark.parametrize("order", ["batch_outer", "batch_inner"])
+@pytest.mark.parametrize("order", ["batch_outer", "batch_inner", "components_outer"])
 def test_apply_keeps_memory_order(order: str) -> None:
     """``mandel_apply(d, op) == d @ op``, its result stored in ``d``'s memory order (a K-stacked
-    tangent stored ``(K, 6, B)`` stays batch-innermost, so later pointwise ops see one layout)."""
+    tangent stored ``(K, 6, B)`` or ``(6, K, B)`` stays batch-innermost, so later pointwise ops
+    see one layout)."""
     g = torch.Generator().manual_seed(1)
     op = torch.randn(6, 6, generator=g, dtype=torch.float64)  # not symmetric: transposes matter
     d = torch.randn(3, 6, 50, generator=g, dtype=torch.float64).transpose(1, 2)  # (K, B, 6)
     if order == "batch_outer":
         d = d.contiguous()
+    elif order == "components_outer":
+        d = torch.randn(6, 3, 50, generator=g, dtype=torch.float64).permute(1, 2, 0)
     got = mandel_apply(d, op)
     want = np.einsum("kbj,ji->kbi", d.numpy(), op.numpy())
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-13, atol=1e-13)

@@ -1,4 +1,6 @@
-// Python bindings of neml2::aoti::batched_dense_solve and batched_parts_solve (neml2.aoti._aoti).
+// Python bindings of libneml2's batched numerical kernels (neml2.aoti._aoti): batched_dense_solve,
+// batched_parts_solve and sum_of_products.
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -7,6 +9,7 @@
 
 #include "neml2/csrc/aoti/guard.h"
 #include "neml2/csrc/aoti/linalg.h"
+#include "neml2/csrc/aoti/products.h"
 
 namespace py = pybind11;
 
@@ -44,5 +47,19 @@ bind_linalg(py::module_ & m)
       py::arg("b"),
       "batched_dense_solve of the (B, n, n) matrices that are zero outside parts = [(row, col, "
       "P (B, rows, cols)), ...] (disjoint), without assembling them.");
+  m.def(
+      "sum_of_products",
+      [](const std::vector<std::tuple<double, std::optional<at::Tensor>, at::Tensor>> & terms)
+      {
+        std::vector<ProductTerm> ts;
+        ts.reserve(terms.size());
+        for (const auto & [scale, a, b] : terms)
+          ts.push_back({scale, a.value_or(at::Tensor()), b});
+        py::gil_scoped_release release;
+        return guard("sum_of_products", [&] { return sum_of_products(ts); });
+      },
+      py::arg("terms"),
+      "sum(scale * a * b for scale, a, b in terms) over broadcast operands in one pass (a None "
+      "stands for 1); the output takes the memory order of the largest operand.");
 }
 } // namespace neml2::aoti::python

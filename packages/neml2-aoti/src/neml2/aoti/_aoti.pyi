@@ -51,6 +51,15 @@ def batched_parts_solve(
     on the native path (CPU float32/float64, ``n <= 32``).
     """
 
+def sum_of_products(
+    terms: Sequence[tuple[float, torch.Tensor | None, torch.Tensor]],
+) -> torch.Tensor:
+    """``sum(scale * a * b for scale, a, b in terms)`` over broadcast operands, in one pass.
+
+    ``a`` None stands for 1. Operands share one floating dtype on the CPU (any strides); the
+    output is written once, in the memory order of the largest operand.
+    """
+
 _Tensors = Mapping[str, torch.Tensor]
 
 class Model:

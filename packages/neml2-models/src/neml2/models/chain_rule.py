@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
+from neml2._native import sum_of_products
 from neml2.models._typed import retag_sub
-from neml2.tensors import TensorWrapper, addcmul, equalize_tangent_k
+from neml2.tensors import TensorWrapper, addcmul, equalize_tangent_k, sum_products
 
 __all__ = [
     "ChainRuleAction",
@@ -108,9 +109,12 @@ def _plain_sum(parts: list[Any]) -> Any:
 def accumulate(parts: list[Any]) -> Any:
     """Sum contributions to one seed leaf (tangents and :class:`ProductTerm` s).
 
-    Product terms are added by fused multiply-adds into a sum this function owns (updated in
-    place in plain eager mode). When any operand has paired K axes or sub-batch state, every term
-    is evaluated and summed with K storage equalized first, as for plain tangents.
+    With product terms, the whole sum is one pass of the native ``sum_of_products`` kernel
+    when it applies (neml2-aoti installed, plain CPU eager tensors: :func:`neml2.tensors.
+    sum_products`); otherwise product terms are added by fused multiply-adds into a sum this
+    function owns (updated in place in plain eager mode). When any operand has paired K axes or
+    sub-batch state, every term is evaluated and summed with K storage equalized first, as for
+    plain tangents.
     """
     if len(parts) == 1:
         return _evaluated(parts[0])
@@ -123,6 +127,11 @@ def accumulate(parts: list[Any]) -> Any:
         isinstance(w, TensorWrapper) and w.aligns_by_broadcasting for w in (*operands, *dense)
     ):
         return _plain_sum([_evaluated(p) for p in parts])
+    fused = sum_products(
+        [*((None, d) for d in dense), *((t.a, t.b) for t in terms)], sum_of_products
+    )
+    if fused is not None:
+        return fused
     if dense:
         total, owned = _plain_sum(dense), len(dense) > 1
     else:

@@ -13,14 +13,12 @@ the import is attempted once.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 
 import torch
-from torch.autograd import forward_ad
 
+from neml2._native import native, plain_cpu
 from neml2.es import MatrixPart, broadcast_batch
-from neml2.tensors._eager import plain_eager
 
 __all__ = [
     "NATIVE_MAX_N",
@@ -33,24 +31,11 @@ __all__ = [
 
 NATIVE_MAX_N = 32
 _Solve = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-_FOUND: dict[str, Callable[..., torch.Tensor] | None] = {}
-_is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
-
-
-def _native(name: str) -> Callable[..., torch.Tensor] | None:
-    """``neml2.aoti._aoti.<name>`` if neml2-aoti is importable (looked up once), else None."""
-    if name not in _FOUND:
-        try:
-            fn = getattr(importlib.import_module("neml2.aoti._aoti"), name, None)
-        except ImportError:
-            fn = None
-        _FOUND[name] = fn if callable(fn) else None
-    return _FOUND[name]
 
 
 def native_dense_solve() -> _Solve | None:
     """``neml2.aoti._aoti.batched_dense_solve`` if neml2-aoti is importable, else ``None``."""
-    return _native("batched_dense_solve")
+    return native("batched_dense_solve")
 
 
 def native_usable(a: torch.Tensor, rhs: torch.Tensor) -> bool:
@@ -60,24 +45,12 @@ def native_usable(a: torch.Tensor, rhs: torch.Tensor) -> bool:
 
 def _plain_small(n: int, rhs: torch.Tensor, *mats: torch.Tensor) -> bool:
     """n small, every tensor a plain CPU float32/float64 one of rhs's dtype, nothing recorded."""
-    if n > NATIVE_MAX_N or rhs.dtype not in (torch.float64, torch.float32):
-        return False
-    if rhs.device.type != "cpu" or any(
-        m.dtype != rhs.dtype or m.device.type != "cpu" for m in mats
-    ):
-        return False
-    if not plain_eager(rhs, *mats):
-        return False
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (rhs, *mats)):
-        return False
-    if forward_ad._current_level >= 0:
-        return False
-    return not any(_is_wrapped(t) for t in (rhs, *mats))
+    return n <= NATIVE_MAX_N and plain_cpu(rhs, *mats)
 
 
 def native_parts_solve() -> Callable[..., torch.Tensor] | None:
     """``neml2.aoti._aoti.batched_parts_solve`` if neml2-aoti is importable, else ``None``."""
-    return _native("batched_parts_solve")
+    return native("batched_parts_solve")
 
 
 def parts_solve(parts: Sequence[MatrixPart], n: int, rhs: torch.Tensor) -> torch.Tensor | None:

@@ -157,7 +157,13 @@ from neml2.tensors._exp_map import (
     jvp_exp_map as jvp_exp_map,
 )
 from neml2.tensors._fused import (
+    ProductsKernel as ProductsKernel,
+)
+from neml2.tensors._fused import (
     addcmul as addcmul,
+)
+from neml2.tensors._fused import (
+    sum_products as sum_products,
 )
 from neml2.tensors._interpolation import (
     bilinear_interpolation as bilinear_interpolation,
@@ -341,6 +347,7 @@ __all__ = [
     "WR2",
     "MillerIndex",
     "PrimitiveTensor",
+    "ProductsKernel",
     "Quaternion",
     "Scalar",
     "Tensor",
@@ -428,6 +435,7 @@ __all__ = [
     "stack",
     "sub_batch_seed",
     "sum",
+    "sum_products",
     "sum_sub_batch",
     "sym",
     "tan",

@@ -4,11 +4,14 @@ In eager mode every wrapper op writes a full temporary, and the chain rule's typ
 a per-point coefficient times a ``(K, *B, *base)`` tangent added to a running sum, is bound by
 memory traffic: the product is written and read back once more by the sum. ``torch.addcmul``
 (``torch.add(alpha=)`` for a Python number) reads the three operands and writes the result once;
-in place it also reuses the sum's storage.
+in place it also reuses the sum's storage. :func:`sum_products` goes further: a whole sum
+``sum_i a_i b_i`` by a caller-supplied one-pass kernel (e.g. neml2-aoti's native
+``sum_of_products``), written once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
 import torch
@@ -18,9 +21,15 @@ from neml2.tensors._eager import plain_eager
 from neml2.tensors._primitive import PrimitiveTensor
 from neml2.tensors._wrapper import TensorWrapper
 
-__all__ = ["addcmul"]
+__all__ = ["ProductsKernel", "addcmul", "sum_products"]
 
 W = TypeVar("W", bound=TensorWrapper)
+
+ProductsKernel = Callable[
+    [list[tuple[float, torch.Tensor | None, torch.Tensor]]], torch.Tensor | None
+]
+"""``terms -> sum(scale * a * b)`` on aligned storages (``a`` None: 1), or None when it does
+not apply to these tensors (the caller then takes the ATen ops)."""
 
 
 def _fusable(acc: TensorWrapper, a: TensorWrapper | float, b: TensorWrapper) -> bool:
@@ -84,3 +93,60 @@ def addcmul(acc: W, a: TensorWrapper | float, b: TensorWrapper, *, inplace: bool
         return type(acc)._wrap(d0, *meta)
     out = torch.add(d0, rest[0], alpha=a) if scale else torch.addcmul(d0, rest[0], rest[1])  # type: ignore[arg-type]
     return type(acc)._wrap(out, *meta)
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _product_type(a: TensorWrapper | float | None, b: TensorWrapper) -> type[TensorWrapper] | None:
+    """The wrapper type of ``a * b`` (``b``'s for a number or None), None if not plain."""
+    if not isinstance(a, TensorWrapper):
+        return type(b)
+    try:
+        return b._result(a, "*", reflected=True)  # type: ignore[attr-defined,no-any-return]
+    except TypeError:
+        return None
+
+
+def sum_products(
+    terms: Sequence[tuple[TensorWrapper | float | None, TensorWrapper]],
+    kernel: ProductsKernel | None,
+) -> TensorWrapper | None:
+    r"""``sum_i a_i b_i`` in one pass by ``kernel``, or None when that does not apply.
+
+    .. math::  r = \sum_i a_i\,b_i \qquad (a_i \text{ a wrapper, a float, or None for } 1)
+
+    Applies when every product has one plain wrapper type (the same for all terms), every
+    wrapper operand aligns by broadcasting with a floating storage, and ``kernel`` accepts the
+    aligned storages (its own device/dtype/recording checks). The caller falls back to the
+    wrapper ops (:func:`addcmul`) on None; values agree up to rounding.
+    """
+    if kernel is None or len(terms) < 2:
+        return None
+    if any(not (a is None or isinstance(a, TensorWrapper) or _is_number(a)) for a, _ in terms):
+        return None
+    types = {_product_type(a, b) for a, b in terms}
+    if len(types) != 1:
+        return None
+    cls = types.pop()
+    if cls is None or not issubclass(cls, PrimitiveTensor):
+        return None
+    wrappers: list[TensorWrapper] = []
+    for a, b in terms:
+        wrappers.extend((a, b) if isinstance(a, TensorWrapper) else (b,))
+    if not all(
+        isinstance(w, PrimitiveTensor) and w.aligns_by_broadcasting and w.data.is_floating_point()
+        for w in wrappers
+    ):
+        return None
+    datas, meta = align(wrappers)
+    it = iter(datas)
+    packed = [
+        (1.0 if a is None or isinstance(a, TensorWrapper) else float(a),
+         next(it) if isinstance(a, TensorWrapper) else None,
+         next(it))
+        for a, _ in terms
+    ]  # fmt: skip
+    out = kernel(packed)
+    return None if out is None else cls._wrap(out, *meta)

@@ -42,10 +42,15 @@ def projectors(d: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
 
 def apply(d: torch.Tensor, op: torch.Tensor) -> torch.Tensor:
     """``d @ op`` for an unbatched ``(n, n)`` operator on the trailing axis of ``d``, in ``d``'s
-    memory order: a batch-innermost ``d`` (stride of the trailing axis not 1, e.g. a K-stacked
-    tangent stored ``(K, n, B)``) is computed as ``(opᵀ dᵀ)ᵀ``, one GEMM whose result keeps that
-    order, instead of a product written batch-outermost, which every later pointwise op mixing
-    the two layouts would then pay for."""
-    if d.dim() >= 2 and d.stride(-1) != 1 and d.mT.is_contiguous():
-        return (op.mT @ d.mT).mT
+    memory order. A batch-innermost ``d`` (stride of the trailing axis not 1) is one GEMM whose
+    result keeps that order: stored ``(..., n, B)`` as ``(opᵀ dᵀ)ᵀ``, stored with the trailing
+    axis outermost (e.g. a tangent ``(n, K, B)``) as ``opᵀ`` times the ``(n, rest)`` matrix. A
+    product written batch-outermost instead would make every later pointwise op mixing the two
+    layouts pay for it."""
+    if d.dim() >= 2 and d.stride(-1) != 1:
+        if d.mT.is_contiguous():
+            return (op.mT @ d.mT).mT
+        moved = d.movedim(-1, 0)
+        if moved.is_contiguous():
+            return (op.mT @ moved.reshape(moved.shape[0], -1)).reshape(moved.shape).movedim(0, -1)
     return d @ op

@@ -1,0 +1,376 @@
+// sum_of_products: one-pass sums of broadcast products (see products.h).
+#include "neml2/csrc/aoti/products.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/Dispatch.h>
+#include <ATen/TensorIterator.h>
+
+#include "neml2/csrc/aoti/Exception.h"
+
+namespace neml2::aoti
+{
+namespace
+{
+/// One term's operands inside the iterator: input indices of a (-1: none) and b, and scale.
+struct TermSlot
+{
+  int a = -1;
+  int b = 0;
+  double scale = 1.0;
+};
+
+/// A term of one row, broadcast operands folded into its coefficient: c * x[l] (y null) or
+/// c * x[l] * y[l].
+template <typename T>
+struct BlockTerm
+{
+  T c;
+  const T * x;
+  const T * y;
+};
+
+/// The terms of one row of the innermost axis: the constant part folded into `bias`, the rest
+/// split into scaled streams and products of two streams (unit stride each).
+template <typename T>
+struct Block
+{
+  T bias = 0;
+  std::vector<BlockTerm<T>> scaled, products;
+};
+
+/// out[l] = bias + sum c x[l] + sum c x[l] y[l] for l < n, W lanes at a time (vector type V),
+/// the running sum kept in registers across terms and stored once.
+template <typename T, typename V>
+__attribute__((always_inline)) inline void
+block_lanes(const Block<T> & blk, int64_t n, T * __restrict out)
+{
+  constexpr int64_t W = sizeof(V) / sizeof(T);
+  auto load = [](const T * p)
+  {
+    V v;
+    std::memcpy(&v, p, sizeof(V));
+    return v;
+  };
+  int64_t l = 0;
+  for (; l + W <= n; l += W)
+  {
+    V acc = V{} + blk.bias;
+    for (const auto & t : blk.scaled)
+      acc += t.c * load(t.x + l);
+    for (const auto & t : blk.products)
+      acc += t.c * load(t.x + l) * load(t.y + l);
+    std::memcpy(out + l, &acc, sizeof(V));
+  }
+  for (; l < n; ++l)
+  {
+    T acc = blk.bias;
+    for (const auto & t : blk.scaled)
+      acc += t.c * t.x[l];
+    for (const auto & t : blk.products)
+      acc += t.c * t.x[l] * t.y[l];
+    out[l] = acc;
+  }
+}
+
+template <typename T>
+__attribute__((target("avx512f"))) void
+block_avx512(const Block<T> & blk, int64_t n, T * out)
+{
+  typedef T V __attribute__((vector_size(64)));
+  block_lanes<T, V>(blk, n, out);
+}
+
+template <typename T>
+__attribute__((target("avx2"))) void
+block_avx2(const Block<T> & blk, int64_t n, T * out)
+{
+  typedef T V __attribute__((vector_size(32)));
+  block_lanes<T, V>(blk, n, out);
+}
+
+template <typename T>
+void
+block_sse2(const Block<T> & blk, int64_t n, T * out)
+{
+  typedef T V __attribute__((vector_size(16)));
+  block_lanes<T, V>(blk, n, out);
+}
+
+template <typename T>
+using BlockKernel = void (*)(const Block<T> &, int64_t, T *);
+
+/// The widest block kernel this CPU runs.
+template <typename T>
+BlockKernel<T>
+block_kernel()
+{
+  static const BlockKernel<T> k = __builtin_cpu_supports("avx512f") ? &block_avx512<T>
+                                  : __builtin_cpu_supports("avx2")  ? &block_avx2<T>
+                                                                    : &block_sse2<T>;
+  return k;
+}
+
+/// out[l * so] = sum_i c_i x_i[l * sx_i] (y_i[l * sy_i]) for any element strides (a stride of
+/// 0 broadcasts), one element at a time.
+template <typename T>
+void
+strided_elements(const std::vector<TermSlot> & slots,
+                 char * const * ptr,
+                 const int64_t * element_strides,
+                 int64_t n)
+{
+  auto at = [&](int t, int64_t l)
+  { return reinterpret_cast<const T *>(ptr[t])[l * element_strides[t]]; };
+  auto * out = reinterpret_cast<T *>(ptr[0]);
+  for (int64_t l = 0; l < n; ++l)
+  {
+    T acc = 0;
+    for (const auto & s : slots)
+      acc += static_cast<T>(s.scale) * (s.a < 0 ? T(1) : at(1 + s.a, l)) * at(1 + s.b, l);
+    out[l * element_strides[0]] = acc;
+  }
+}
+
+/// How each term of a row reads its operands, fixed per call of the iterator's loop: the
+/// streamed operands (unit stride) and the broadcast ones folded into the coefficient.
+struct RowTerm
+{
+  double scale;
+  int stream[2]; // operand indices read along the row (-1: none)
+  int fold[2];   // broadcast operand indices multiplied into the coefficient (-1: none)
+};
+
+/// The iterator's 2-D loop: operand 0 is the output, inputs follow (byte strides).
+template <typename T>
+void
+accumulate_2d(const std::vector<TermSlot> & slots,
+              int ntensors,
+              char ** data,
+              const int64_t * strides,
+              int64_t size0,
+              int64_t size1)
+{
+  constexpr auto E = static_cast<int64_t>(sizeof(T));
+  std::vector<int64_t> es(ntensors);
+  bool unit = strides[0] == E;
+  for (int t = 0; t < ntensors; ++t)
+  {
+    es[t] = strides[t] / E;
+    unit = unit && (t == 0 || es[t] == 0 || es[t] == 1);
+  }
+  std::vector<char *> ptr(data, data + ntensors);
+  auto advance = [&]
+  {
+    for (int t = 0; t < ntensors; ++t)
+      ptr[t] += strides[ntensors + t];
+  };
+  if (!unit)
+  {
+    for (int64_t j = 0; j < size1; ++j, advance())
+      strided_elements<T>(slots, ptr.data(), es.data(), size0);
+    return;
+  }
+  std::vector<RowTerm> products, scaled, constants;
+  for (const auto & s : slots)
+  {
+    RowTerm r{s.scale, {-1, -1}, {-1, -1}};
+    int ns = 0, nf = 0;
+    for (int op : {s.b, s.a})
+      if (op >= 0)
+        (es[1 + op] ? r.stream[ns++] : r.fold[nf++]) = 1 + op;
+    (ns == 2 ? products : ns == 1 ? scaled : constants).push_back(r);
+  }
+  auto coefficient = [&](const RowTerm & r)
+  {
+    auto c = static_cast<T>(r.scale);
+    for (int f : r.fold)
+      if (f >= 0)
+        c *= *reinterpret_cast<const T *>(ptr[f]);
+    return c;
+  };
+  auto stream = [&](int t) { return reinterpret_cast<const T *>(ptr[t]); };
+  Block<T> blk;
+  blk.products.resize(products.size());
+  blk.scaled.resize(scaled.size());
+  const auto kernel = block_kernel<T>();
+  for (int64_t j = 0; j < size1; ++j, advance())
+  {
+    blk.bias = 0;
+    for (const auto & r : constants)
+      blk.bias += coefficient(r);
+    for (std::size_t i = 0; i < scaled.size(); ++i)
+      blk.scaled[i] = {coefficient(scaled[i]), stream(scaled[i].stream[0]), nullptr};
+    for (std::size_t i = 0; i < products.size(); ++i)
+      blk.products[i] = {
+          coefficient(products[i]), stream(products[i].stream[0]), stream(products[i].stream[1])};
+    kernel(blk, size0, reinterpret_cast<T *>(ptr[0]));
+  }
+}
+
+/// The output's axes from outermost to innermost in memory (largest stride first).
+std::vector<int64_t>
+memory_order(const at::Tensor & t)
+{
+  std::vector<int64_t> order(t.dim());
+  for (int64_t d = 0; d < t.dim(); ++d)
+    order[d] = d;
+  std::stable_sort(order.begin(),
+                   order.end(),
+                   [&](int64_t x, int64_t y) { return t.stride(x) > t.stride(y); });
+  return order;
+}
+
+/// `t` copied into the memory order `order` (same shape and values), so that it streams along
+/// the output's innermost axis.
+at::Tensor
+in_memory_order(const at::Tensor & t, const std::vector<int64_t> & order)
+{
+  std::vector<int64_t> inverse(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    inverse[order[k]] = static_cast<int64_t>(k);
+  return t.permute(order).contiguous().permute(inverse);
+}
+
+/// Whether `t` (broadcast against `out`) is read with a stride other than 0 or 1 along the
+/// output's innermost non-trivial axis.
+bool
+strided_along_inner(const at::Tensor & t, const at::Tensor & out, const std::vector<int64_t> & order)
+{
+  if (t.dim() != out.dim())
+    return false;
+  for (auto k = order.rbegin(); k != order.rend(); ++k)
+    if (out.size(*k) > 1)
+      return t.size(*k) > 1 && t.stride(*k) != 1;
+  return false;
+}
+
+/// The iterator over `inputs` (borrowed: they must outlive it) writing `out` (owned; undefined:
+/// allocated by the iterator).
+at::TensorIterator
+build_iterator(const at::Tensor & out, const std::vector<at::Tensor> & inputs)
+{
+  at::TensorIteratorConfig config;
+  config.add_owned_output(out);
+  for (const auto & t : inputs)
+    config.add_const_input(t);
+  config.check_all_same_dtype(true);
+  return config.build();
+}
+std::string
+term_name(std::size_t i, const char * operand)
+{
+  return "sum_of_products: term " + std::to_string(i) + " operand " + operand;
+}
+} // namespace
+
+at::Tensor
+sum_of_products(const std::vector<ProductTerm> & terms)
+{
+  if (terms.empty())
+    throw FatalError("sum_of_products: no terms");
+  // Each distinct operand is one input of the iterator.
+  for (std::size_t i = 0; i < terms.size(); ++i)
+    if (!terms[i].b.defined())
+      throw FatalError(term_name(i, "b") + " is undefined");
+  std::vector<at::Tensor> inputs;
+  std::vector<TermSlot> slots;
+  auto index_of = [&](const at::Tensor & t, std::size_t i, const char * what) -> int
+  {
+    if (!t.defined())
+      throw FatalError(term_name(i, what) + " is undefined");
+    const auto & ref = terms.front().b;
+    if (t.scalar_type() != ref.scalar_type() ||
+        !at::isFloatingType(t.scalar_type()))
+      throw FatalError(term_name(i, what) + ": dtype " +
+                       std::string(c10::toString(t.scalar_type())) +
+                       ", expected the floating dtype of term 0's b");
+    if (!t.device().is_cpu())
+      throw FatalError(term_name(i, what) + ": device " + t.device().str() + ", expected cpu");
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      if (inputs[k].is_same(t))
+        return static_cast<int>(k);
+    inputs.push_back(t);
+    return static_cast<int>(inputs.size() - 1);
+  };
+  for (std::size_t i = 0; i < terms.size(); ++i)
+  {
+    TermSlot s;
+    s.scale = terms[i].scale;
+    if (terms[i].a.defined())
+      s.a = index_of(terms[i].a, i, "a");
+    s.b = index_of(terms[i].b, i, "b");
+    slots.push_back(s);
+  }
+
+  // The largest operands first (stable: term order among equals): the output takes their
+  // memory order, whatever the order of the terms.
+  std::vector<int> order(inputs.size()), position(inputs.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    order[k] = static_cast<int>(k);
+  std::stable_sort(order.begin(),
+                   order.end(),
+                   [&](int x, int y) { return inputs[x].numel() > inputs[y].numel(); });
+  std::vector<at::Tensor> sorted;
+  for (std::size_t k = 0; k < order.size(); ++k)
+  {
+    position[order[k]] = static_cast<int>(k);
+    sorted.push_back(inputs[order[k]]);
+  }
+  inputs = std::move(sorted);
+  for (auto & s : slots)
+  {
+    s.b = position[s.b];
+    if (s.a >= 0)
+      s.a = position[s.a];
+  }
+
+  at::TensorIterator iter;
+  try
+  {
+    iter = build_iterator(at::Tensor(), inputs);
+    // Small operands in another memory order (a batch-outermost value among batch-innermost
+    // tangents) would force element-wise strided reads: copy them into the output's order.
+    const at::Tensor out = iter.output();
+    const auto order = memory_order(out);
+    bool copied = false;
+    for (auto & t : inputs)
+      if (4 * t.numel() <= out.numel() && strided_along_inner(t, out, order))
+      {
+        t = in_memory_order(t, order);
+        copied = true;
+      }
+    if (copied)
+      iter = build_iterator(out, inputs);
+  }
+  catch (const c10::Error & e)
+  {
+    std::string shapes;
+    for (std::size_t i = 0; i < terms.size(); ++i)
+    {
+      shapes += (i ? ", " : "") + std::string("term ") + std::to_string(i) + " ";
+      if (terms[i].a.defined())
+        shapes += c10::str(terms[i].a.sizes()) + " * ";
+      shapes += c10::str(terms[i].b.sizes());
+    }
+    throw FatalError("sum_of_products: operands do not broadcast together (" + shapes +
+                     "): " + e.what_without_backtrace());
+  }
+  const int ntensors = iter.ntensors();
+  AT_DISPATCH_FLOATING_TYPES(
+      iter.common_dtype(),
+      "sum_of_products",
+      [&]
+      {
+        iter.for_each(
+            [&](char ** data, const int64_t * strides, int64_t size0, int64_t size1)
+            { accumulate_2d<scalar_t>(slots, ntensors, data, strides, size0, size1); });
+      });
+  return iter.output();
+}
+} // namespace neml2::aoti

@@ -1,0 +1,63 @@
+"""neml2-aoti's native kernels (``neml2.aoti._aoti``), when installed and usable.
+
+neml2-models never requires neml2-aoti: each kernel is looked up once and callers fall back to
+ATen ops without it. A kernel is used only where it is exactly a drop-in: plain CPU
+float32/float64 tensors of one dtype, no autograd or forward-AD recording, no
+torch.compile/export tracing, no dispatch or functorch mode (:func:`plain_cpu`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+import torch
+from torch.autograd import forward_ad
+
+from neml2.tensors._eager import plain_eager
+
+__all__ = ["native", "plain_cpu", "sum_of_products"]
+
+_FOUND: dict[str, Callable[..., torch.Tensor] | None] = {}
+_is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+
+
+def native(name: str) -> Callable[..., torch.Tensor] | None:
+    """``neml2.aoti._aoti.<name>`` if neml2-aoti is importable (looked up once), else None."""
+    if name not in _FOUND:
+        try:
+            fn = getattr(importlib.import_module("neml2.aoti._aoti"), name, None)
+        except ImportError:
+            fn = None
+        _FOUND[name] = fn if callable(fn) else None
+    return _FOUND[name]
+
+
+def plain_cpu(ref: torch.Tensor, *others: torch.Tensor) -> bool:
+    """Every tensor a plain CPU float32/float64 one of ``ref``'s dtype, nothing recorded."""
+    if ref.dtype not in (torch.float64, torch.float32):
+        return False
+    if ref.device.type != "cpu" or any(
+        t.dtype != ref.dtype or t.device.type != "cpu" for t in others
+    ):
+        return False
+    if not plain_eager(ref, *others):
+        return False
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (ref, *others)):
+        return False
+    if forward_ad._current_level >= 0:
+        return False
+    return not any(_is_wrapped(t) for t in (ref, *others))
+
+
+def sum_of_products(
+    terms: list[tuple[float, torch.Tensor | None, torch.Tensor]],
+) -> torch.Tensor | None:
+    """``sum(scale * a * b)`` by the native one-pass kernel; None when it does not apply."""
+    fn = native("sum_of_products")
+    if fn is None:
+        return None
+    tensors = [t for _, a, b in terms for t in (a, b) if t is not None]
+    if not plain_cpu(tensors[0], *tensors[1:]):
+        return None
+    return fn(terms)
