@@ -119,7 +119,8 @@ status_predicted(const at::Tensor & nb, const at::Tensor & nb_prev, const at::Te
   Flags f;
   if (nb.numel() == 0)
     return f;
-  const auto pred = nb * (nb / nb_prev);
+  const auto ratio = nb / nb_prev;
+  const auto pred = nb * ratio * ratio;
   const auto both = at::stack({(nb - tau).max(), (pred - tau).max()}).to(at::kCPU, at::kDouble);
   const double * p = both.data_ptr<double>();
   f.finite = std::isfinite(p[0]);

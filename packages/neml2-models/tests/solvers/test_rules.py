@@ -36,6 +36,19 @@ def test_status_flags_all_reduce() -> None:
     assert rules.status_flags(T([float("inf")]), tau_bad)[0] is False
 
 
+def test_prediction_extrapolates_quadratic_convergence() -> None:
+    """Next norm ~ ‖b‖³/‖b_prev‖² (hand values): Chaboche's 11.5 -> 4.78e-2 predicts 8.3e-7,
+    under τ = 9.4e-6 (the last contraction alone, 4.78e-2²/11.5 = 2e-4, would not); every
+    element must be predicted; the flags of the current iterate are unaffected."""
+    tau = T([9.4e-6, 9.4e-6])
+    finite, conv, likely = rules.status_flags_predicted(T([4.78e-2, 1e-3]), T([11.5, 1.0]), tau)
+    assert (finite, conv, likely) == (True, False, True)  # 8.3e-7 and 1e-9
+    slow = rules.status_flags_predicted(T([4.78e-2, 0.25]), T([11.5, 1.0]), tau)
+    assert slow == (True, False, False)  # 0.25 * 0.25**2 = 1.6e-2 is not under τ
+    assert rules.status_flags_predicted(T([1e-6, 1e-7]), T([1e-2, 1e-3]), tau)[:2] == (True, True)
+    assert not rules.status_flags_predicted(T([float("nan"), 1.0]), T([1.0, 2.0]), tau)[0]
+
+
 def test_zero_initial_residual_counts_as_absolute() -> None:
     assert rules.converged(T([0.0]), rules.threshold(T([0.0]), 1e-10, 1e-8)).tolist() == [True]
     assert rules.converged(T([0.0]), rules.threshold(T([0.0]), 0.0, 1e-8)).tolist() == [False]
