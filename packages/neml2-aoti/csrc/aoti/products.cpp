@@ -262,31 +262,29 @@ build_iterator(const at::Tensor & out, const std::vector<at::Tensor> & inputs)
   config.check_all_same_dtype(true);
   return config.build();
 }
+
 std::string
 term_name(std::size_t i, const char * operand)
 {
   return "sum_of_products: term " + std::to_string(i) + " operand " + operand;
 }
-} // namespace
 
-at::Tensor
-sum_of_products(const std::vector<ProductTerm> & terms)
+/// The distinct operands of `terms` (each one iterator input) and each term's slot into them;
+/// throws FatalError naming the term and operand that is undefined, of another dtype than term
+/// 0's b (or not floating), or not on the CPU.
+std::pair<std::vector<at::Tensor>, std::vector<TermSlot>>
+distinct_operands(const std::vector<ProductTerm> & terms)
 {
   if (terms.empty())
     throw FatalError("sum_of_products: no terms");
-  // Each distinct operand is one input of the iterator.
   for (std::size_t i = 0; i < terms.size(); ++i)
     if (!terms[i].b.defined())
       throw FatalError(term_name(i, "b") + " is undefined");
+  const auto dtype = terms.front().b.scalar_type();
   std::vector<at::Tensor> inputs;
-  std::vector<TermSlot> slots;
   auto index_of = [&](const at::Tensor & t, std::size_t i, const char * what) -> int
   {
-    if (!t.defined())
-      throw FatalError(term_name(i, what) + " is undefined");
-    const auto & ref = terms.front().b;
-    if (t.scalar_type() != ref.scalar_type() ||
-        !at::isFloatingType(t.scalar_type()))
+    if (t.scalar_type() != dtype || !at::isFloatingType(t.scalar_type()))
       throw FatalError(term_name(i, what) + ": dtype " +
                        std::string(c10::toString(t.scalar_type())) +
                        ", expected the floating dtype of term 0's b");
@@ -298,6 +296,7 @@ sum_of_products(const std::vector<ProductTerm> & terms)
     inputs.push_back(t);
     return static_cast<int>(inputs.size() - 1);
   };
+  std::vector<TermSlot> slots;
   for (std::size_t i = 0; i < terms.size(); ++i)
   {
     TermSlot s;
@@ -307,9 +306,14 @@ sum_of_products(const std::vector<ProductTerm> & terms)
     s.b = index_of(terms[i].b, i, "b");
     slots.push_back(s);
   }
+  return {std::move(inputs), std::move(slots)};
+}
 
-  // The largest operands first (stable: term order among equals): the output takes their
-  // memory order, whatever the order of the terms.
+/// Reorder `inputs` largest first (stable: term order among equals), renumbering `slots`: the
+/// iterator gives the output the memory order of its first decisive operands.
+void
+largest_first(std::vector<at::Tensor> & inputs, std::vector<TermSlot> & slots)
+{
   std::vector<int> order(inputs.size()), position(inputs.size());
   for (std::size_t k = 0; k < order.size(); ++k)
     order[k] = static_cast<int>(k);
@@ -329,13 +333,18 @@ sum_of_products(const std::vector<ProductTerm> & terms)
     if (s.a >= 0)
       s.a = position[s.a];
   }
+}
 
-  at::TensorIterator iter;
+/// The iterator writing a new output from `inputs` (which must outlive it). Small operands in
+/// another memory order than the output's (a batch-outermost value among batch-innermost
+/// tangents) would force element-wise strided reads: they are copied into that order first.
+/// Throws FatalError listing the terms' shapes when the operands do not broadcast.
+at::TensorIterator
+iterator_for(const std::vector<ProductTerm> & terms, std::vector<at::Tensor> & inputs)
+{
   try
   {
-    iter = build_iterator(at::Tensor(), inputs);
-    // Small operands in another memory order (a batch-outermost value among batch-innermost
-    // tangents) would force element-wise strided reads: copy them into the output's order.
+    auto iter = build_iterator(at::Tensor(), inputs);
     const at::Tensor out = iter.output();
     const auto order = memory_order(out);
     bool copied = false;
@@ -345,8 +354,7 @@ sum_of_products(const std::vector<ProductTerm> & terms)
         t = in_memory_order(t, order);
         copied = true;
       }
-    if (copied)
-      iter = build_iterator(out, inputs);
+    return copied ? build_iterator(out, inputs) : iter;
   }
   catch (const c10::Error & e)
   {
@@ -361,6 +369,15 @@ sum_of_products(const std::vector<ProductTerm> & terms)
     throw FatalError("sum_of_products: operands do not broadcast together (" + shapes +
                      "): " + e.what_without_backtrace());
   }
+}
+} // namespace
+
+at::Tensor
+sum_of_products(const std::vector<ProductTerm> & terms)
+{
+  auto [inputs, slots] = distinct_operands(terms);
+  largest_first(inputs, slots);
+  auto iter = iterator_for(terms, inputs);
   const int ntensors = iter.ntensors();
   AT_DISPATCH_FLOATING_TYPES(
       iter.common_dtype(),
