@@ -1,5 +1,6 @@
 // The public neml2::aoti::Model: every member runs through guard() (foreign exceptions become
-// FatalError) and every call takes the model's mutex (concurrent calls on one Model serialize).
+// FatalError) and every call takes the model's mutex (concurrent calls on one Model serialize);
+// evaluations reuse their buffers through the buffer cache (CallBufferScope).
 #include "neml2/csrc/aoti/Model.h"
 
 #include "model_impl.h"
@@ -14,6 +15,7 @@ std::unique_ptr<ModelImpl>
 load(const std::filesystem::path & root, c10::Device device, c10::ScalarType dtype)
 {
   keep_large_allocations();
+  cache_call_buffers();
   auto impl = guard("aoti::Model", [&] { return std::make_unique<ModelImpl>(root, device, dtype); });
   if (!device.is_cpu()) // row blocks help CPU caches; a GPU wants the whole batch per launch
     impl->config.chunk_rows = 0;
@@ -35,6 +37,7 @@ Model::forward(const TensorMap & inputs, const TensorMap & param_overrides)
                [&]
                {
                  std::lock_guard<std::mutex> lock(_impl->mutex);
+                 CallBufferScope buffers;
                  return _impl->forward(inputs, param_overrides);
                });
 }
@@ -46,6 +49,7 @@ Model::jvp(const TensorMap & inputs, const TensorMap & tangents, const TensorMap
                [&]
                {
                  std::lock_guard<std::mutex> lock(_impl->mutex);
+                 CallBufferScope buffers;
                  return _impl->jvp(inputs, tangents, param_overrides);
                });
 }
@@ -57,6 +61,7 @@ Model::jacobian(const TensorMap & inputs, const TensorMap & param_overrides)
                [&]
                {
                  std::lock_guard<std::mutex> lock(_impl->mutex);
+                 CallBufferScope buffers;
                  return _impl->jacobian(inputs, param_overrides);
                });
 }
@@ -68,6 +73,7 @@ Model::param_jacobian(const TensorMap & inputs, const TensorMap & param_override
                [&]
                {
                  std::lock_guard<std::mutex> lock(_impl->mutex);
+                 CallBufferScope buffers;
                  return _impl->param_jacobian(inputs, param_overrides);
                });
 }
@@ -81,6 +87,7 @@ Model::param_vjp(const TensorMap & inputs,
                [&]
                {
                  std::lock_guard<std::mutex> lock(_impl->mutex);
+                 CallBufferScope buffers;
                  return _impl->param_vjp(inputs, cotangents, param_overrides);
                });
 }

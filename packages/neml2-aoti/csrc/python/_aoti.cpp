@@ -135,6 +135,12 @@ PYBIND11_MODULE(_aoti, m)
   m.def("keep_large_allocations",
         &keep_large_allocations,
         "Apply the process's large-allocation policy (once); whether it is active.");
+  m.def("cache_call_buffers",
+        &cache_call_buffers,
+        "Install the buffer cache of runtime calls (once); whether it is active.");
+  m.def("buffer_cache_bytes",
+        &buffer_cache_bytes,
+        "Bytes of freed buffers the buffer cache holds for reuse.");
   m.def("_throw",
         &throw_for_test,
         py::arg("kind"),

@@ -162,7 +162,7 @@ def test_derivative_graphs_get_their_inductor_options(
         cli.main(argv)
     assert derivative_graphs <= set(seen)
     for name, configs in seen.items():
-        assert configs["aot_inductor.compile_wrapper_opt_level"] == "O0"
+        assert configs["aot_inductor.compile_wrapper_opt_level"] == "O1"
         assert (configs.get("realize_cpu_opcount_threshold") == 4) == (name in derivative_graphs), (
             name
         )

@@ -19,6 +19,8 @@ import torch as _torch  # loads libtorch before the extension module
 
 from neml2.aoti.__about__ import __version__ as __version__
 from neml2.aoti._aoti import Model as Model
+from neml2.aoti._aoti import buffer_cache_bytes as buffer_cache_bytes
+from neml2.aoti._aoti import cache_call_buffers as cache_call_buffers
 from neml2.aoti._aoti import canonicalize_inputs as canonicalize_inputs
 from neml2.aoti._aoti import capture_solve_failure as capture_solve_failure
 from neml2.aoti._aoti import env_truthy as env_truthy

@@ -27,6 +27,12 @@ def capture_solve_failure() -> bool:
 def keep_large_allocations() -> bool:
     """Apply the process's large-allocation policy (once); whether it is active."""
 
+def cache_call_buffers() -> bool:
+    """Install the buffer cache of runtime calls (once); whether it is active."""
+
+def buffer_cache_bytes() -> int:
+    """Bytes of freed buffers the buffer cache holds for reuse."""
+
 def _throw(
     kind: str,
     message: str,

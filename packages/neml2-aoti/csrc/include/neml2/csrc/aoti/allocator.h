@@ -1,4 +1,5 @@
-// Large-allocation policy of the process.
+// Allocation policies of the process: large allocations kept in the heap, and the buffers of
+// runtime calls reused through a cache.
 #pragma once
 
 #include <cstddef>
@@ -18,4 +19,35 @@ inline constexpr std::size_t large_allocation_threshold = std::size_t(1) << 30;
 /// package applies the same policy (neml2.tensors._allocator). NEML2_KEEP_LARGE_ALLOCATIONS=0
 /// opts out; elsewhere than glibc it does nothing. Returns true when the policy is active.
 NEML2_AOTI_EXPORT bool keep_large_allocations() noexcept;
+
+/// Smallest and largest allocations (bytes) a CallBufferScope serves from the buffer cache.
+inline constexpr std::size_t cached_buffer_min_bytes = std::size_t(1) << 10;
+inline constexpr std::size_t cached_buffer_max_bytes = std::size_t(1) << 28;
+/// At most this many bytes of freed buffers are kept for reuse; beyond it they are released.
+inline constexpr std::size_t buffer_cache_capacity = std::size_t(1) << 30;
+
+/// Reuse the buffers of runtime calls. A compiled graph allocates every intermediate buffer per
+/// call (about 80 for the Chaboche Jacobian) and the Newton loop a few more per iteration, the
+/// same sizes call after call; through c10's 64-byte-aligned malloc each costs a heap search and
+/// a split, about a third of a small call's fixed cost. This installs, once per process (every
+/// Model constructor calls it), a CPU allocator in front of the current one: on threads inside a
+/// CallBufferScope, allocations of cached_buffer_min_bytes to cached_buffer_max_bytes are taken
+/// from (and on free returned to) a process-wide cache of freed buffers, by size class (sizes
+/// rounded up by at most 1/8); every other allocation passes through to the previous allocator.
+/// NEML2_BUFFER_CACHE=0 opts out. Returns true when the cache is installed.
+NEML2_AOTI_EXPORT bool cache_call_buffers() noexcept;
+
+/// While alive, this thread's CPU allocations in the cached size range use the buffer cache (when
+/// cache_call_buffers() installed it). Scopes nest.
+class NEML2_AOTI_EXPORT CallBufferScope
+{
+public:
+  CallBufferScope() noexcept;
+  ~CallBufferScope();
+  CallBufferScope(const CallBufferScope &) = delete;
+  CallBufferScope & operator=(const CallBufferScope &) = delete;
+};
+
+/// Bytes of freed buffers the cache currently holds for reuse.
+NEML2_AOTI_EXPORT std::size_t buffer_cache_bytes() noexcept;
 } // namespace neml2::aoti

@@ -1,0 +1,75 @@
+"""The wrapper optimization level of a lowering and its retry after a C++ compile failure."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+from torch._inductor.exc import CppCompileError, InductorError
+
+from neml2.aoti.compile import _lower
+from neml2.aoti.compile._lower import (
+    FALLBACK_WRAPPER_OPT,
+    INDUCTOR_CONFIGS,
+    WRAPPER_OPT_LEVEL,
+)
+
+
+def _compile_error(wrapped: bool) -> Exception:
+    err = CppCompileError(["g++", "wrapper.cpp"], "internal compiler error: Segmentation fault")
+    return InductorError(err, inspect.currentframe()) if wrapped else err
+
+
+class _Recorder:
+    """Stands in for the package compiler: records each attempt's wrapper level and fails the
+    first ``n_failures`` attempts with ``error``."""
+
+    def __init__(self, error: Exception | None, n_failures: int) -> None:
+        self.error = error
+        self.n_failures = n_failures
+        self.levels: list[str] = []
+
+    def __call__(self, program: Any, path: str, configs: dict[str, Any]) -> str:
+        self.levels.append(configs[WRAPPER_OPT_LEVEL])
+        if self.error is not None and len(self.levels) <= self.n_failures:
+            raise self.error
+        return path
+
+
+def test_wrappers_are_optimized_by_default() -> None:
+    assert INDUCTOR_CONFIGS[WRAPPER_OPT_LEVEL] == "O1" != FALLBACK_WRAPPER_OPT
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "wrapped"])
+def test_a_cpp_compile_failure_is_retried_at_the_fallback_level(
+    monkeypatch: pytest.MonkeyPatch, wrapped: bool
+) -> None:
+    rec = _Recorder(_compile_error(wrapped), n_failures=1)
+    monkeypatch.setattr(_lower, "_compile_package", rec)
+    assert _lower._lower(object(), "out.pt2", dict(INDUCTOR_CONFIGS)) == "out.pt2"
+    assert rec.levels == ["O1", FALLBACK_WRAPPER_OPT]
+
+
+def test_a_second_compile_failure_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _Recorder(_compile_error(True), n_failures=2)
+    monkeypatch.setattr(_lower, "_compile_package", rec)
+    with pytest.raises(InductorError, match=r"C\+\+ compile error"):
+        _lower._lower(object(), "out.pt2", dict(INDUCTOR_CONFIGS))
+    assert rec.levels == ["O1", FALLBACK_WRAPPER_OPT]
+
+
+def test_a_failure_at_the_fallback_level_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _Recorder(_compile_error(False), n_failures=1)
+    monkeypatch.setattr(_lower, "_compile_package", rec)
+    with pytest.raises(CppCompileError):
+        _lower._lower(object(), "out.pt2", {WRAPPER_OPT_LEVEL: FALLBACK_WRAPPER_OPT})
+    assert rec.levels == [FALLBACK_WRAPPER_OPT]
+
+
+def test_other_lowering_errors_are_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _Recorder(ValueError("unsupported operator"), n_failures=1)
+    monkeypatch.setattr(_lower, "_compile_package", rec)
+    with pytest.raises(ValueError, match="unsupported operator"):
+        _lower._lower(object(), "out.pt2", dict(INDUCTOR_CONFIGS))
+    assert rec.levels == ["O1"]
