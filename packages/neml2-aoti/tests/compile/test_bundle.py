@@ -166,6 +166,9 @@ def test_derivative_graphs_get_their_inductor_options(
         assert (configs.get("realize_cpu_opcount_threshold") == 4) == (name in derivative_graphs), (
             name
         )
+        assert (configs.get("cpp.enable_loop_tail_vec") is False) == (name in derivative_graphs), (
+            name
+        )
         assert ("cpp.simdlen" in configs) == (name in derivative_graphs and _has_avx2()), name
 
 

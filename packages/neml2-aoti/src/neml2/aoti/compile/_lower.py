@@ -67,10 +67,20 @@ FALLBACK_WRAPPER_OPT = "O0"
 #:   graphs are mostly 6 wide (SR2 components), which fill 6 of the 16 float64 lanes of the tiled
 #:   AVX-512 code but 6 of 8 with AVX2 (both options: Chaboche 1.19 µs, Gurson 0.37, the
 #:   complementarity example 0.73).
+#: * no masked vector code for loop tails (``cpp.enable_loop_tail_vec``): a 6-wide component loop
+#:   then runs as plain scalar code instead of one 8-lane vector with 2 lanes masked off (and the
+#:   6 x 8 transposes around it), and the batch-innermost loops stay vectorized. Measured per
+#:   graph call at 512 rows (one thread, float64, wrapper at -O1): Chaboche ``_jacobian`` 1.29 ->
+#:   1.21 µs per point, Gurson 0.45 -> 0.42, the complementarity example 0.35 -> 0.26; the
+#:   elasticity ``_jvp`` at 10^6 points 134 -> 127 ns.
 #:
 #: Value graphs keep the defaults: there an extra stored buffer only costs (elasticity at batch 1:
-#: +0.5 µs a call). See :func:`derivative_configs`.
-DERIVATIVE_CONFIGS: dict[str, Any] = {"realize_cpu_opcount_threshold": 4}
+#: +0.5 µs a call), and without tail vectors the Chaboche ``_residual`` graph was slower (0.18 ->
+#: 0.27 µs per point). See :func:`derivative_configs`.
+DERIVATIVE_CONFIGS: dict[str, Any] = {
+    "realize_cpu_opcount_threshold": 4,
+    "cpp.enable_loop_tail_vec": False,
+}
 DERIVATIVE_SIMDLEN = 256
 
 
