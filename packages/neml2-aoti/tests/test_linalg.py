@@ -51,6 +51,32 @@ def test_each_element_as_if_solved_alone(n: int, k: int | None, dtype: torch.dty
         assert torch.equal(x[e : e + 1], batched_dense_solve(A[e : e + 1], b[e : e + 1])), e
 
 
+def _stored(A: torch.Tensor, order: tuple[int, int, int]) -> torch.Tensor:
+    """``A`` (B, n, n) with the same values, stored with its axes in memory order ``order``
+    (outermost first)."""
+    return A.permute(order).contiguous().permute(tuple(order.index(d) for d in range(3)))
+
+
+@pytest.mark.parametrize(
+    "order",
+    [(1, 0, 2), (2, 0, 1), (0, 2, 1), (1, 2, 0)],
+    ids=["rows-batch-columns", "columns-batch-rows", "column-major", "batch-innermost"],
+)
+@pytest.mark.parametrize("n", [6, 19])
+def test_any_storage_order_solves_bit_identically(
+    order: tuple[int, int, int], n: int, dtype: torch.dtype
+) -> None:
+    """The lane kernels load rows, columns, batch-innermost entries or single entries depending
+    on how A is stored; every order gives the contiguous result bit for bit. Columns-batch-rows
+    is the layout of a compiled graph's Jacobian."""
+    B = 16 * 3 + 5
+    A = _systems(B, n, dtype, seed=200 + n)
+    b = torch.randn(B, n, 3, dtype=torch.float64).to(dtype)
+    stored = _stored(A, order)
+    assert torch.equal(stored, A) and not stored.is_contiguous()
+    assert torch.equal(batched_dense_solve(stored, b), batched_dense_solve(A, b))
+
+
 def test_zero_leading_pivot(dtype: torch.dtype) -> None:
     A = torch.tensor([[[0.0, 2.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 4.0]]], dtype=dtype)
     b = torch.tensor([[2.0, 3.0, 8.0]], dtype=dtype)

@@ -74,7 +74,7 @@ public:
     void * data = cacheable ? take(bytes) : nullptr;
     if (data == nullptr)
     {
-      void * block = _previous->raw_allocate(sizeof(Header) + bytes);
+      void * block = fresh(sizeof(Header) + bytes);
       auto * h = static_cast<Header *>(block);
       *h = Header{block, bytes, cacheable};
       data = h + 1;
@@ -98,6 +98,39 @@ public:
   static CachingCPUAllocator * instance;
 
 private:
+  /// A new block from the previous allocator; when that fails, the cached blocks are released
+  /// and it is asked once more (memory the cache holds never causes an out-of-memory error).
+  void * fresh(std::size_t n)
+  {
+    try
+    {
+      return _previous->raw_allocate(n);
+    }
+    catch (...)
+    {
+      if (trim() == 0)
+        throw;
+    }
+    return _previous->raw_allocate(n);
+  }
+
+  /// Release every cached block; the bytes released.
+  std::size_t trim()
+  {
+    std::unordered_map<std::size_t, std::vector<void *>> blocks;
+    std::size_t released = 0;
+    {
+      std::lock_guard<std::mutex> lock(_mutex);
+      blocks.swap(_free);
+      released = _cached;
+      _cached = 0;
+    }
+    for (const auto & [bytes, list] : blocks)
+      for (void * data : list)
+        _previous->raw_deallocate((static_cast<Header *>(data) - 1)->block);
+    return released;
+  }
+
   /// A freed block of `bytes`, or nullptr.
   void * take(std::size_t bytes)
   {
@@ -111,13 +144,21 @@ private:
     return data;
   }
 
-  /// Keep `data` for reuse while the cache has room; otherwise false.
-  bool keep(void * data, std::size_t bytes)
+  /// Keep `data` for reuse while the cache has room; otherwise (or if the free list cannot grow)
+  /// false. Called from deleters, so it never throws.
+  bool keep(void * data, std::size_t bytes) noexcept
   {
     std::lock_guard<std::mutex> lock(_mutex);
     if (_cached + bytes > buffer_cache_capacity)
       return false;
-    _free[bytes].push_back(data);
+    try
+    {
+      _free[bytes].push_back(data);
+    }
+    catch (...)
+    {
+      return false;
+    }
     _cached += bytes;
     return true;
   }
@@ -148,14 +189,21 @@ cache_call_buffers() noexcept
   {
     if (env_opted_out("NEML2_BUFFER_CACHE"))
       return false;
-    c10::Allocator * previous = c10::GetCPUAllocator();
-    // raw_allocate/raw_deallocate need a deleter that frees by the data pointer alone
-    if (previous == nullptr || previous->raw_deleter() == nullptr)
+    try
+    {
+      c10::Allocator * previous = c10::GetCPUAllocator();
+      // raw_allocate/raw_deallocate need a deleter that frees by the data pointer alone
+      if (previous == nullptr || previous->raw_deleter() == nullptr)
+        return false;
+      // never destroyed: tensors may outlive every Model (and static destruction order)
+      CachingCPUAllocator::instance = new CachingCPUAllocator(previous);
+      c10::SetCPUAllocator(CachingCPUAllocator::instance, /*priority=*/0);
+      return c10::GetCPUAllocator() == CachingCPUAllocator::instance;
+    }
+    catch (...) // allocation is left to torch
+    {
       return false;
-    // never destroyed: tensors may outlive every Model (and static destruction order)
-    CachingCPUAllocator::instance = new CachingCPUAllocator(previous);
-    c10::SetCPUAllocator(CachingCPUAllocator::instance, /*priority=*/0);
-    return c10::GetCPUAllocator() == CachingCPUAllocator::instance;
+    }
   }();
   return active;
 }

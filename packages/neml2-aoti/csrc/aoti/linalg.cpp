@@ -6,11 +6,12 @@
 // with row pivoting while the same row operations are applied to its right-hand sides, then
 // solved by back substitution. For n <= kUnrolled the loop bounds are compile-time constants
 // (unrolled and vectorized by the compiler). On x86-64 with GCC, full groups of 8 (AVX-512) or 4
-// (AVX2) double elements are solved together, one per SIMD lane: row-major entries are loaded
-// W at a time and transposed in registers, batch-innermost ones (eager tangents) are prefetched,
-// pivot rows are exchanged with masked vector moves, and many right-hand sides are taken
-// kRhsChunk at a time. Exact-zero pivots are not special-cased: they divide by zero, so a
-// singular element's solution comes out non-finite without touching its neighbours.
+// (AVX2) double elements are solved together, one per SIMD lane: W consecutive entries (along a
+// row or down a column) are loaded together and transposed in registers, batch-innermost ones
+// (eager tangents) are prefetched, pivot rows are exchanged with masked vector moves, and many
+// right-hand sides are taken kRhsChunk at a time. Exact-zero pivots are not special-cased: they
+// divide by zero, so a singular element's solution comes out non-finite without touching its
+// neighbours.
 #include "neml2/csrc/aoti/linalg.h"
 
 #include <ATen/ATen.h>
@@ -38,16 +39,33 @@ constexpr int64_t kPrefetchGroups = 8;
 /// Right-hand sides the lane kernels solve at a time (see lanes_body).
 constexpr int64_t kRhsChunk = 8;
 
+/// How a lane kernel loads entries for its W elements (see load_plan).
+enum class Load : int8_t
+{
+  BatchInner, // entry ij, stored batch-innermost: one vector load
+  Row,        // entries ij .. ij + W - 1 at consecutive addresses: W loads and a transpose
+  Column,     // entries ij, ij + n, .., ij + (W - 1) n at consecutive addresses: the same
+  Scalar,     // entry ij: one scalar load per element
+};
+
+struct LoadOp
+{
+  int64_t ij;
+  Load kind;
+};
+
 /// Where each element's entries are: entry (i, j) of element e is ptr[i n + j][e stride[i n + j]]
 /// (entries no part covers point at a zero with stride 0). run[ij]: how many entries from ij on
 /// (row-major, across rows) sit at consecutive addresses with the same stride, so the lane kernels
-/// load them for several elements at once and transpose in registers.
+/// load them for several elements at once and transpose in registers. plan: the lane kernels'
+/// loads (load_plan), filled by solve_native for the lane width it runs.
 template <typename T>
 struct Entries
 {
   std::vector<const T *> ptr;
   std::vector<int64_t> stride;
   std::vector<int64_t> run;
+  std::vector<LoadOp> plan;
 };
 
 template <typename T>
@@ -75,6 +93,52 @@ entries(const std::vector<MatrixPart> & parts, int64_t n)
     if (e.ptr[ij + 1] == e.ptr[ij] + 1 && e.stride[ij + 1] == e.stride[ij] && e.stride[ij] != 0)
       e.run[ij] = e.run[ij + 1] + 1;
   return e;
+}
+
+/// The loads that fill the n*n lane vectors of W elements from `e`, in row-major order of their
+/// first entry: batch-innermost entries one vector each; otherwise W entries at consecutive
+/// addresses along a row (row-major storage) or down a column (column-major storage, e.g. a
+/// compiled graph's Jacobian laid out (n, B, n) column by column) loaded together and transposed;
+/// the rest one scalar per element.
+template <typename T>
+std::vector<LoadOp>
+load_plan(const Entries<T> & e, int64_t n, int64_t W)
+{
+  const auto nn = static_cast<std::size_t>(n * n);
+  std::vector<int64_t> down(nn, 1); // consecutive entries from ij down its column
+  for (int64_t ij = n * n - n - 1; ij >= 0; --ij)
+  {
+    const auto a = static_cast<std::size_t>(ij), b = static_cast<std::size_t>(ij + n);
+    if (e.ptr[b] == e.ptr[a] + 1 && e.stride[b] == e.stride[a] && e.stride[a] != 0)
+      down[a] = down[b] + 1;
+  }
+  std::vector<char> loaded(nn, 0);
+  auto free_run = [&](int64_t ij, int64_t step)
+  {
+    for (int64_t t = 0; t < W; ++t)
+      if (loaded[static_cast<std::size_t>(ij + t * step)])
+        return false;
+    return true;
+  };
+  std::vector<LoadOp> plan;
+  for (int64_t ij = 0; ij < n * n; ++ij)
+  {
+    const auto u = static_cast<std::size_t>(ij);
+    if (loaded[u])
+      continue;
+    Load kind = Load::Scalar;
+    int64_t step = 0;
+    if (e.stride[u] == 1)
+      kind = Load::BatchInner;
+    else if (e.run[u] >= W && free_run(ij, 1))
+      kind = Load::Row, step = 1;
+    else if (down[u] >= W && free_run(ij, n))
+      kind = Load::Column, step = n;
+    plan.push_back({ij, kind});
+    for (int64_t t = 0; t < (step ? W : 1); ++t)
+      loaded[static_cast<std::size_t>(ij + t * step)] = 1;
+  }
+  return plan;
 }
 
 /// x <- A^-1 x for element e of the entry table (ptr, st), x (n, k) row-major. NF > 0 fixes n at
@@ -364,31 +428,37 @@ lanes_body(const Entries<T> & e,
   constexpr int64_t W = L::W;
   const T * const * __restrict ptr = e.ptr.data();
   const int64_t * __restrict st = e.stride.data();
-  const int64_t * __restrict run = e.run.data();
   const int64_t n = NF > 0 ? NF : n_rt;
   V a_ct[NF > 0 ? NF * NF : 1];
   V * __restrict a = NF > 0 ? a_ct : a_rt;
   IV pivots[batched_dense_solve_max_n];
-  for (int64_t ij = 0; ij < n * n;)
+  for (const LoadOp & op : e.plan)
   {
+    const int64_t ij = op.ij;
     const T * p = ptr[ij] + e0 * st[ij];
     const int64_t s = st[ij];
-    if (s == 1) // batch-innermost storage: one vector load
+    switch (op.kind)
     {
-      // n*n separate streams are too many for the hardware prefetchers: fetch a few groups ahead
-      __builtin_prefetch(p + kPrefetchGroups * W, 0, 1);
-      std::memcpy(&a[ij++], p, sizeof(V));
-    }
-    else if (run[ij] >= W) // W consecutive entries per element (row-major storage)
-    {
-      load_transposed<V, IV, T, W>(p, s, a + ij);
-      ij += W;
-    }
-    else
-    {
-      for (int64_t l = 0; l < W; ++l)
-        a[ij][l] = p[l * s];
-      ++ij;
+      case Load::BatchInner:
+        // n*n separate streams are too many for the hardware prefetchers: fetch groups ahead
+        __builtin_prefetch(p + kPrefetchGroups * W, 0, 1);
+        std::memcpy(&a[ij], p, sizeof(V));
+        break;
+      case Load::Row:
+        load_transposed<V, IV, T, W>(p, s, a + ij);
+        break;
+      case Load::Column:
+      {
+        V col[W];
+        load_transposed<V, IV, T, W>(p, s, col);
+        for (int64_t t = 0; t < W; ++t)
+          a[ij + t * n] = col[t];
+        break;
+      }
+      case Load::Scalar:
+        for (int64_t l = 0; l < W; ++l)
+          a[ij][l] = p[l * s];
+        break;
     }
   }
   const int64_t kc0 = std::min(k, kRhsChunk);
@@ -521,8 +591,12 @@ lane_kernel_for(int64_t n)
 /// x <- A^-1 x for the B elements of the entry table `e` (x (B, n, k) contiguous).
 template <typename T>
 void
-solve_native(const Entries<T> & e, int64_t B, at::Tensor & x, int64_t n, int64_t k)
+solve_native(Entries<T> e, int64_t B, at::Tensor & x, int64_t n, int64_t k)
 {
+#ifdef NEML2_AOTI_LANES
+  if (const auto bytes = lane_kernel_for<T>(n).second; bytes > 0)
+    e.plan = load_plan(e, n, bytes / static_cast<int64_t>(sizeof(T)));
+#endif
   const T * const * ptr = e.ptr.data();
   const int64_t * st = e.stride.data();
   T * xp = x.mutable_data_ptr<T>();

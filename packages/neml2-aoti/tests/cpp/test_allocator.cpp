@@ -1,10 +1,12 @@
 // The buffer cache of runtime calls (cache_call_buffers / CallBufferScope): inside a scope, a
 // freed buffer is reused by the next allocation of its size class; outside, allocations pass
-// through; data stays 64-byte aligned and holds what was written; threads share it safely.
+// through; data stays 64-byte aligned and holds what was written; a failed allocation releases
+// the cache before its retry; threads share it safely.
 #include <ATen/ATen.h>
 #include <c10/core/CPUAllocator.h>
 
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -100,6 +102,28 @@ TEST_CASE(buffers_allocated_in_a_scope_return_to_the_cache_when_freed_outside)
   EXPECT(buffer_cache_bytes() > held);
   CallBufferScope scope;
   EXPECT(doubles(5000).data_ptr() == p);
+}
+
+TEST_CASE(a_failed_allocation_releases_the_cache_first)
+{
+  require_cache();
+  CallBufferScope scope;
+  doubles(4000).reset();
+  EXPECT(buffer_cache_bytes() > 0);
+  bool threw = false;
+  try
+  {
+    doubles(int64_t(1) << 50); // 8 PiB: refused by the system allocator
+  }
+  catch (const c10::Error &)
+  {
+    threw = true;
+  }
+  EXPECT(threw);
+  EXPECT(buffer_cache_bytes() == 0); // released before the retry
+  auto t = doubles(4000);            // and the allocator still works
+  t.fill_(1.0);
+  EXPECT(t.sum().item<double>() == 4000.0);
 }
 
 TEST_CASE(raw_allocations_round_trip)
