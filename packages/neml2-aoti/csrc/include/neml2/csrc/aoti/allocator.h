@@ -35,8 +35,10 @@ inline constexpr std::size_t buffer_cache_capacity = std::size_t(1) << 30;
 /// from (and on free returned to) a process-wide cache of freed buffers, by size class (sizes
 /// rounded up by at most 1/8); every other allocation passes through to the previous allocator.
 /// Every block, cached or not, carries a 64-byte header in front of its data (its size and
-/// whether it returns to the cache), so one deleter frees any of them. NEML2_BUFFER_CACHE=0 opts
-/// out. Returns true when the cache is installed.
+/// whether it returns to the cache), so one deleter frees any of them. When the previous
+/// allocator fails, the cached buffers are released and the allocation is retried once, so the
+/// cache never causes an out-of-memory error. NEML2_BUFFER_CACHE=0 opts out. Returns true when
+/// the cache is installed.
 NEML2_AOTI_EXPORT bool cache_call_buffers() noexcept;
 
 /// While alive, this thread's CPU allocations in the cached size range use the buffer cache (when
