@@ -55,16 +55,13 @@ struct LoadOp
 };
 
 /// Where each element's entries are: entry (i, j) of element e is ptr[i n + j][e stride[i n + j]]
-/// (entries no part covers point at a zero with stride 0). run[ij]: how many entries from ij on
-/// (row-major, across rows) sit at consecutive addresses with the same stride, so the lane kernels
-/// load them for several elements at once and transpose in registers. plan: the lane kernels'
-/// loads (load_plan), filled by solve_native for the lane width it runs.
+/// (entries no part covers point at a zero with stride 0). plan: the lane kernels' loads
+/// (load_plan), filled by solve_native for the lane width it runs.
 template <typename T>
 struct Entries
 {
   std::vector<const T *> ptr;
   std::vector<int64_t> stride;
-  std::vector<int64_t> run;
   std::vector<LoadOp> plan;
 };
 
@@ -74,9 +71,7 @@ entries(const std::vector<MatrixPart> & parts, int64_t n)
 {
   static const T zero = T(0);
   const auto nn = static_cast<std::size_t>(n * n);
-  Entries<T> e{std::vector<const T *>(nn, &zero),
-               std::vector<int64_t>(nn, 0),
-               std::vector<int64_t>(nn, 1)};
+  Entries<T> e{std::vector<const T *>(nn, &zero), std::vector<int64_t>(nn, 0), {}};
   for (const auto & p : parts)
   {
     const T * base = p.t.const_data_ptr<T>();
@@ -89,10 +84,26 @@ entries(const std::vector<MatrixPart> & parts, int64_t n)
         e.stride[ij] = s0;
       }
   }
-  for (std::size_t ij = nn - 1; ij-- > 0;)
-    if (e.ptr[ij + 1] == e.ptr[ij] + 1 && e.stride[ij + 1] == e.stride[ij] && e.stride[ij] != 0)
-      e.run[ij] = e.run[ij + 1] + 1;
   return e;
+}
+
+/// Per entry ij: how many entries ij, ij + step, ij + 2 step, .. (row-major indices) sit at
+/// consecutive addresses with the same nonzero stride, so the lane kernels load them for several
+/// elements at once and transpose in registers (step 1: along a row and on across rows; step n:
+/// down a column).
+template <typename T>
+std::vector<int64_t>
+consecutive_runs(const Entries<T> & e, int64_t n, int64_t step)
+{
+  const auto nn = static_cast<std::size_t>(n * n);
+  std::vector<int64_t> run(nn, 1);
+  for (int64_t ij = n * n - step - 1; ij >= 0; --ij)
+  {
+    const auto a = static_cast<std::size_t>(ij), b = static_cast<std::size_t>(ij + step);
+    if (e.ptr[b] == e.ptr[a] + 1 && e.stride[b] == e.stride[a] && e.stride[a] != 0)
+      run[a] = run[b] + 1;
+  }
+  return run;
 }
 
 /// The loads that fill the n*n lane vectors of W elements from `e`, in row-major order of their
@@ -105,13 +116,7 @@ std::vector<LoadOp>
 load_plan(const Entries<T> & e, int64_t n, int64_t W)
 {
   const auto nn = static_cast<std::size_t>(n * n);
-  std::vector<int64_t> down(nn, 1); // consecutive entries from ij down its column
-  for (int64_t ij = n * n - n - 1; ij >= 0; --ij)
-  {
-    const auto a = static_cast<std::size_t>(ij), b = static_cast<std::size_t>(ij + n);
-    if (e.ptr[b] == e.ptr[a] + 1 && e.stride[b] == e.stride[a] && e.stride[a] != 0)
-      down[a] = down[b] + 1;
-  }
+  const auto along = consecutive_runs(e, n, 1), down = consecutive_runs(e, n, n);
   std::vector<char> loaded(nn, 0);
   auto free_run = [&](int64_t ij, int64_t step)
   {
@@ -130,7 +135,7 @@ load_plan(const Entries<T> & e, int64_t n, int64_t W)
     int64_t step = 0;
     if (e.stride[u] == 1)
       kind = Load::BatchInner;
-    else if (e.run[u] >= W && free_run(ij, 1))
+    else if (along[u] >= W && free_run(ij, 1))
       kind = Load::Row, step = 1;
     else if (down[u] >= W && free_run(ij, n))
       kind = Load::Column, step = n;
