@@ -202,9 +202,10 @@ Model::set_solver_config(const SolverConfig & config)
         {
           if (!(config.atol >= 0) || !(config.rtol >= 0) || !(config.substep_del_tol >= 0))
             throw FatalError("set_solver_config: atol, rtol and substep_del_tol must be >= 0");
-          if (config.chunk_rows < 0)
-            throw FatalError("set_solver_config: chunk_rows must be >= 0 (0: no row blocks), got " +
-                             std::to_string(config.chunk_rows));
+          if (config.chunk_rows < SolverConfig::auto_chunk_rows)
+            throw FatalError("set_solver_config: chunk_rows must be >= 0 (0: no row blocks) or " +
+                             std::to_string(SolverConfig::auto_chunk_rows) +
+                             " (automatic), got " + std::to_string(config.chunk_rows));
           if (config.miters < 1)
             throw FatalError("set_solver_config: miters must be >= 1, got " +
                              std::to_string(config.miters));

@@ -334,6 +334,12 @@ struct MetadataReader
       s.max_substepping_level = l->as_int(what + ".max_substepping_level");
     if (const auto * r = e.find("rows_independent"))
       s.rows_independent = r->as_bool(what + ".rows_independent");
+    if (const auto * r = e.find("chunk_rows"))
+    {
+      s.chunk_rows = r->as_int(what + ".chunk_rows");
+      if (s.chunk_rows < 0)
+        throw FatalError(what + ".chunk_rows must be >= 0, got " + std::to_string(s.chunk_rows));
+    }
   }
 
   void solver_config(const json::Value & c)

@@ -110,6 +110,9 @@ struct ImplicitSegment
   /// Row i of every graph output depends on row i of the arguments only (checked by
   /// neml2-compile): the graphs may run on row blocks.
   bool rows_independent = false;
+  /// The row block neml2-compile chose for these graphs (metadata "chunk_rows"; 0: none
+  /// recorded, SolverConfig::default_chunk_rows).
+  int64_t chunk_rows = 0;
 };
 
 struct Segment
@@ -177,14 +180,18 @@ public:
   // ---- mutable ----
   TensorMap named_parameters;
   SolverConfig config;
-  /// Row block of the graphs of `seg`: SolverConfig::chunk_rows, 0 for fixed-batch graphs or
-  /// rows that are not independent, at least 2 min_batch (so every equal block is a batch the
-  /// graphs accept).
+  /// Row block of the graphs of `seg`: SolverConfig::chunk_rows, or with the automatic setting
+  /// the segment's recorded block (else SolverConfig::default_chunk_rows); 0 for fixed-batch
+  /// graphs or rows that are not independent; at least 2 min_batch (so every equal block is a
+  /// batch the graphs accept).
   int64_t chunk_rows(const ImplicitSegment & seg) const
   {
-    if (fixed_batch >= 0 || !seg.rows_independent || config.chunk_rows <= 0)
+    const int64_t rows = config.chunk_rows != SolverConfig::auto_chunk_rows ? config.chunk_rows
+                         : seg.chunk_rows > 0 ? seg.chunk_rows
+                                              : SolverConfig::default_chunk_rows;
+    if (fixed_batch >= 0 || !seg.rows_independent || rows <= 0)
       return 0;
-    return std::max<int64_t>(config.chunk_rows, 2 * min_batch);
+    return std::max<int64_t>(rows, 2 * min_batch);
   }
   std::vector<std::string> log;
   std::mutex mutex;

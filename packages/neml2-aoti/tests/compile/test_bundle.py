@@ -33,7 +33,9 @@ def test_metadata_records_versions_and_leaf(
 
 
 def test_no_executable_stack(artifact: Callable[[str], Path], dtype_name: str) -> None:
-    for name in SCENARIOS:
+    for name, options in SCENARIOS.items():
+        if dtype_name not in options.get("dtypes", [dtype_name]):
+            continue
         files = sorted((artifact(name) / "cpu" / dtype_name).glob("*.pt2"))
         assert files
         for f in files:
@@ -128,12 +130,13 @@ def test_no_cache_and_jobs_reach_the_lowering(
 
 
 @pytest.mark.parametrize(
-    ("scenario", "derivative_graphs"),
+    ("scenario", "derivative_graphs", "scalarized_graphs"),
     [
-        ("elasticity", {"model_jvp.pt2", "model_pjac.pt2"}),
+        ("elasticity", {"model_jvp.pt2", "model_pjac.pt2"}, set()),
         (
             "scalar_implicit",
-            {"model_jacobian.pt2", "model_jacobian_given.pt2", "model_dr_dparam.pt2"},
+            {"model_jacobian_given.pt2", "model_dr_dparam.pt2"},
+            {"model_jacobian.pt2", "model_residual.pt2"},
         ),
     ],
 )
@@ -141,11 +144,13 @@ def test_derivative_graphs_get_their_inductor_options(
     scenario_file: Any,
     scenario: str,
     derivative_graphs: set[str],
+    scalarized_graphs: set[str],
     dtype_name: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Graphs computing derivatives store shared pointwise expressions; value graphs do not."""
+    """Graphs computing derivatives store shared pointwise expressions; value graphs do not;
+    the scalarized Newton graphs are lowered as one unbounded fusion."""
     seen: dict[str, dict[str, Any]] = {}
 
     def fake_lower_all(jobs: Any, leaf: Path, n_jobs: int = 1, progress: Any = None) -> None:
@@ -160,7 +165,7 @@ def test_derivative_graphs_get_their_inductor_options(
             "--output-dir", str(tmp_path), "-q", "--no-cache"]  # fmt: skip
     with pytest.raises(_Lowered):
         cli.main(argv)
-    assert derivative_graphs <= set(seen)
+    assert derivative_graphs | scalarized_graphs <= set(seen)
     for name, configs in seen.items():
         assert configs["aot_inductor.compile_wrapper_opt_level"] == "O1"
         assert (configs.get("realize_cpu_opcount_threshold") == 4) == (name in derivative_graphs), (
@@ -169,7 +174,11 @@ def test_derivative_graphs_get_their_inductor_options(
         assert (configs.get("cpp.enable_loop_tail_vec") is False) == (name in derivative_graphs), (
             name
         )
-        assert ("cpp.simdlen" in configs) == (name in derivative_graphs and _has_avx2()), name
+        scalar = name in scalarized_graphs
+        assert (configs.get("cpp.enable_tiling_heuristics") is False) == scalar, name
+        assert (configs.get("max_fusion_size", 0) >= 10**6) == scalar, name
+        vector_width = name in derivative_graphs | scalarized_graphs and _has_avx2()
+        assert ("cpp.simdlen" in configs) == vector_width, name
 
 
 def _has_avx2() -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from neml2.aoti.compile.testing import SCENARIOS as COMPILE
-from neml2.aoti.compile.testing import scenario_artifact, scenario_input
+from neml2.aoti.compile.testing import scenario_artifact, scenario_compile_args, scenario_input
 
 __all__ = [
     "COMPILE",
@@ -48,13 +48,14 @@ def artifact_folder(scenario: str, device: torch.device, dtype: torch.dtype, scr
 
     folder = scratch / scenario
     if not leaf(folder / "model", device, dtype).is_dir():
+        source, options = scenario_compile_args(scenario)
         compile_model(
-            scenario_input(scenario),
+            source,
             output_dir=folder,
             devices=[device.type],
             dtype=dt,
             progress=lambda _: None,
-            **COMPILE[scenario],
+            **options,
         )
     return folder
 

@@ -76,10 +76,10 @@ def test_scalar_implicit_parameter_derivatives_unchanged(
 
 def test_default_and_bad_value(artifact: Callable[[str], Path]) -> None:
     m = Model(artifact("chaboche"))
-    assert m.solver_config["chunk_rows"] == 512  # CPU default
-    with pytest.raises(FatalError, match="chunk_rows must be >= 0"):
-        m.set_solver_config(chunk_rows=-1)
-    assert m.solver_config["chunk_rows"] == 512
+    assert m.solver_config["chunk_rows"] == -1  # CPU default: the artifact's choice
+    with pytest.raises(FatalError, match=r"chunk_rows must be >= 0 \(0: no row blocks\) or -1"):
+        m.set_solver_config(chunk_rows=-2)
+    assert m.solver_config["chunk_rows"] == -1
 
 
 PROBE = """
@@ -101,18 +101,18 @@ print(peak_kb() - before)
 """
 
 
-def _with_rows_independent(src: Path, dst: Path, value: object) -> Path:
-    """A copy of artifact ``src`` whose implicit segment records ``rows_independent = value``."""
+def _with_segment_key(src: Path, dst: Path, key: str, value: object) -> Path:
+    """A copy of artifact ``src`` whose implicit segment records ``key = value``."""
     shutil.copytree(src, dst)
     meta = json.loads((dst / "metadata.json").read_text())
     (seg,) = meta["segments"]
-    seg["rows_independent"] = value
+    seg[key] = value
     (dst / "metadata.json").write_text(json.dumps(meta))
     return dst
 
 
 def test_rows_independent_must_be_a_bool(artifact: Callable[[str], Path], tmp_path: Path) -> None:
-    bad = _with_rows_independent(artifact("chaboche"), tmp_path / "m", "yes")
+    bad = _with_segment_key(artifact("chaboche"), tmp_path / "m", "rows_independent", "yes")
     with pytest.raises(FatalError, match="rows_independent"):
         Model(bad)
 
@@ -121,14 +121,17 @@ def test_row_blocks_bound_the_graph_memory(
     artifact: Callable[[str], Path], device: torch.device, dtype: torch.dtype, tmp_path: Path
 ) -> None:
     """Peak resident growth (VmHWM) of one Chaboche jacobian call at 32768 rows, each in a new
-    process. Newton's own state (the (B, 19, 19) matrices, factors, sensitivities) is about
-    13 KB per row either way; the one-call graphs add about 1 KB per row of intermediates (about
-    36 MB here) that blocks of 512 rows do not. A segment whose rows are not known to be
-    independent is never split, so its peak is the one-call peak."""
+    process, with the Newton graphs lowered as exported (``--no-scalarize``). Newton's own state
+    (the (B, 19, 19) matrices, factors, sensitivities) is about 13 KB per row either way; the
+    one-call graphs add about 1 KB per row of intermediates (about 36 MB here) that blocks of 512
+    rows do not. A segment whose rows are not known to be independent is never split, so its
+    peak is the one-call peak; nor is, with the automatic setting (-1), a segment that records a
+    block of the whole batch."""
     if device.type != "cpu" or dtype != torch.float64 or not Path("/proc/self/status").exists():
         pytest.skip("resident memory (Linux /proc) of the CPU float64 leaf")
     tests = str(Path(__file__).resolve().parents[1])
-    coupled = _with_rows_independent(artifact("chaboche"), tmp_path / "coupled", False)
+    exported = artifact("chaboche_exported")
+    coupled = _with_segment_key(exported, tmp_path / "coupled", "rows_independent", False)
     rows = 32768
 
     def peak_kb(root: Path, chunk_rows: int) -> int:
@@ -137,6 +140,33 @@ def test_row_blocks_bound_the_graph_memory(
                              capture_output=True, text=True, check=True)  # fmt: skip
         return int(run.stdout.split()[-1])
 
-    blocks, whole = peak_kb(artifact("chaboche"), 512), peak_kb(artifact("chaboche"), 0)
+    blocks, whole = peak_kb(exported, 512), peak_kb(exported, 0)
     assert whole - blocks > rows // 2, (blocks, whole)  # > 0.5 KB per row saved
     assert peak_kb(coupled, 512) - blocks > (whole - blocks) / 2, (blocks, whole)
+    recorded = _with_segment_key(exported, tmp_path / "recorded", "chunk_rows", rows)
+    assert peak_kb(recorded, -1) - blocks > (whole - blocks) / 2, (blocks, whole)
+
+
+def test_recorded_block_must_be_a_count(artifact: Callable[[str], Path], tmp_path: Path) -> None:
+    with pytest.raises(FatalError, match=r"chunk_rows must be >= 0, got -3"):
+        Model(_with_segment_key(artifact("chaboche"), tmp_path / "m", "chunk_rows", -3))
+
+
+def test_automatic_blocks_follow_the_artifact(
+    artifact: Callable[[str], Path],
+    scenario_inputs: Inputs,
+    device: torch.device,
+    dtype: torch.dtype,
+    tmp_path: Path,
+) -> None:
+    """With the automatic setting, a recorded block of 4 rows (ten blocks) gives the one-call
+    results."""
+    small = _with_segment_key(artifact("chaboche"), tmp_path / "m", "chunk_rows", SMALL_BLOCK)
+    blocks = relax_for_float32(Model(small, device, dtype))
+    whole = relax_for_float32(Model(artifact("chaboche"), device, dtype))
+    whole.set_solver_config(chunk_rows=0)
+    assert blocks.solver_config["chunk_rows"] == -1
+    x = scenario_inputs(whole, BATCH)
+    want, got = whole.forward(x), blocks.forward(x)
+    for k in want:
+        _close(got[k], want[k])

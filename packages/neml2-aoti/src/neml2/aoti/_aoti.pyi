@@ -114,7 +114,11 @@ class Model:
         collect_log: bool | None = None,
         chunk_rows: int | None = None,
     ) -> None:
-        """Newton settings from the next call on; omitted settings keep their value."""
+        """Newton settings from the next call on; omitted settings keep their value.
+
+        ``chunk_rows``: rows per call of an implicit segment's residual/Jacobian graphs (0: the
+        whole batch; -1, the CPU default: each segment's block as ``neml2-compile`` recorded it,
+        else 512)."""
     @property
     def solver_config(self) -> dict[str, float | int | str | bool]: ...
     def solver_log(self) -> list[str]:

@@ -38,6 +38,7 @@ __all__ = [
     "export_graph",
     "lower_all",
     "rows_independent",
+    "scalarized_configs",
 ]
 
 #: Inductor's option for the g++ optimization level of the AOTI wrapper (the C++ that allocates
@@ -84,30 +85,48 @@ DERIVATIVE_CONFIGS: dict[str, Any] = {
 DERIVATIVE_SIMDLEN = 256
 
 
-def derivative_configs() -> dict[str, Any]:
-    """:data:`DERIVATIVE_CONFIGS`, plus ``cpp.simdlen`` = :data:`DERIVATIVE_SIMDLEN` when this
-    host's Inductor can emit vectors of that width (elsewhere, e.g. on aarch64, forcing a width
-    the CPU lacks would turn vectorization off)."""
+def _simdlen_config() -> dict[str, Any]:
+    """``cpp.simdlen`` = :data:`DERIVATIVE_SIMDLEN` when this host's Inductor can emit vectors of
+    that width (elsewhere, e.g. on aarch64, forcing a width the CPU lacks would turn
+    vectorization off)."""
     from torch._inductor.cpu_vec_isa import valid_vec_isa_list
 
     widths = {isa.bit_width() for isa in valid_vec_isa_list()}
-    simd = {"cpp.simdlen": DERIVATIVE_SIMDLEN} if DERIVATIVE_SIMDLEN in widths else {}
-    return {**DERIVATIVE_CONFIGS, **simd}
+    return {"cpp.simdlen": DERIVATIVE_SIMDLEN} if DERIVATIVE_SIMDLEN in widths else {}
+
+
+def derivative_configs() -> dict[str, Any]:
+    """:data:`DERIVATIVE_CONFIGS` plus the 256-bit vector width where available."""
+    return {**DERIVATIVE_CONFIGS, **_simdlen_config()}
+
+
+def scalarized_configs() -> dict[str, Any]:
+    """:data:`~neml2.aoti.compile._scalarize.SCALARIZED_CONFIGS` plus the 256-bit vector width
+    where available."""
+    from neml2.aoti.compile._scalarize import SCALARIZED_CONFIGS
+
+    return {**SCALARIZED_CONFIGS, **_simdlen_config()}
 
 
 @dataclass
 class GraphJob:
-    """One graph to write: its file name, exported program (or a saved copy's path) and whether
-    it computes derivatives (lowered with :func:`derivative_configs`)."""
+    """One graph to write: its file name, exported program (or a saved copy's path), whether it
+    computes derivatives (lowered with :func:`derivative_configs`) and whether the program was
+    scalarized (lowered with :func:`scalarized_configs`)."""
 
     filename: str
     program: Any
     derivatives: bool = False
+    scalarized: bool = False
 
     @property
     def inductor_configs(self) -> dict[str, Any]:
         """The Inductor options of this graph."""
-        return {**INDUCTOR_CONFIGS, **(derivative_configs() if self.derivatives else {})}
+        if self.scalarized:
+            extra = scalarized_configs()
+        else:
+            extra = derivative_configs() if self.derivatives else {}
+        return {**INDUCTOR_CONFIGS, **extra}
 
 
 def _clear_caches(module: nn.Module) -> None:

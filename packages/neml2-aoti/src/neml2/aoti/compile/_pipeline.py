@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import shutil
@@ -34,9 +35,16 @@ from neml2.aoti.compile._lower import (
 from neml2.aoti.compile._metadata import FORMAT, SCHEMA_VERSION, merge_leaves, write_metadata
 from neml2.aoti.compile._plan import Plan, Renames, plan
 from neml2.aoti.compile._prepare import Prepared, prepare
+from neml2.aoti.compile._scalarize import SCALARIZED_CHUNK_ROWS, Unsupported, scalarize
 from neml2.aoti.compile._stub import write_stub
 
 __all__ = ["compile_model"]
+
+_log = logging.getLogger(__name__)
+
+#: The graphs of an implicit segment that run in every Newton iteration; each is scalarized
+#: (:mod:`._scalarize`) when its ops allow it.
+NEWTON_GRAPHS = ("jacobian", "residual")
 
 _DTYPES = {"float64": torch.float64, "float32": torch.float32}
 _BATCH = re.compile(r"^\(\s*([0-9,\s]*?)\s*(?:;\s*([0-9,\s]*?)\s*)?\)$")
@@ -206,6 +214,7 @@ def compile_model(
     use_cache: bool = True,
     plan_only: bool = False,
     progress: Callable[[str], None] | None = None,
+    scalarize_newton: bool = True,
 ) -> dict[str, Any]:
     """Compile ``[Models/model]`` (or the model of ``[Drivers/driver]``); returns the metadata.
 
@@ -214,6 +223,8 @@ def compile_model(
     ``plan_only``: validate, plan and write metadata and stub, but export and lower nothing
     (the progress lines then list the graphs that a compile would plan; a jvp graph whose blocks
     all turn out constant on export is then folded into the metadata, not written).
+    ``scalarize_newton``: re-export the residual/Jacobian graphs of implicit segments component by
+    component (:mod:`._scalarize`) where their ops allow it; False lowers them as exported.
     """
     from neml2.cli._common import apply_loads
 
@@ -242,6 +253,7 @@ def compile_model(
         "derivatives": list(derivatives), "example_batch_shape": example_batch_shape,
         "dynamic_batch": dynamic_batch, "renames": [list(rename_inputs), list(rename_outputs),
         list(rename_parameters)], "dtype": dtype, "load": [_load_fingerprint(x) for x in load],
+        "scalarize_newton": scalarize_newton,
     }  # fmt: skip
     results: list[tuple[str, Path, list[Path], dict[str, Any]]] = []
     counter = [0]
@@ -272,7 +284,9 @@ def compile_model(
                     for fp in files:
                         report(str(fp))
                 else:
-                    files = _build_leaf(pl, meta, leaf, dynamic, jobs, total, report)
+                    files = _build_leaf(
+                        pl, meta, leaf, dynamic, jobs, total, report, scalarize_newton
+                    )
                     if cached:
                         store_entry(key, files, {"name": prep.name, "meta": meta})
             else:
@@ -308,8 +322,10 @@ def _build_leaf(
     jobs: int,
     total: list[int],
     report: Callable[[str], None],
+    scalarize_newton: bool = True,
 ) -> list[Path]:
-    """Export every planned graph, drop a copy-only predictor, lower the rest into ``leaf``."""
+    """Export every planned graph, drop a copy-only predictor, scalarize the Newton graphs
+    (``scalarize_newton``, dynamic batch only), lower the rest into ``leaf``."""
     todo = []
     min_batch = 1
     for fname, adapter, example in pl.graphs:
@@ -332,8 +348,17 @@ def _build_leaf(
                 del pl.segment["graphs"]["predictor"]
                 total[0] -= 1
                 continue
+        scalar = False
+        if scalarize_newton and dynamic and _is_newton_graph(pl.segment, fname):
+            try:
+                ep, mb = scalarize(ep, example)
+                scalar = True
+            except Unsupported as e:
+                _log.info("%s stays as exported: %s", fname, e)
+            if scalar and pl.segment["graphs"].get("jacobian") == fname:
+                pl.segment["chunk_rows"] = SCALARIZED_CHUNK_ROWS
         mode = getattr(adapter, "mode", "value")
-        todo.append(GraphJob(fname, ep, derivatives=mode not in ("value", "residual")))
+        todo.append(GraphJob(fname, ep, mode not in ("value", "residual"), scalar))
         min_batch = max(min_batch, mb)
     meta["min_batch"] = min_batch
     staging = _staging(leaf)
@@ -343,6 +368,12 @@ def _build_leaf(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return [leaf / j.filename for j in todo]
+
+
+def _is_newton_graph(segment: dict[str, Any], fname: str) -> bool:
+    """True for a graph of an implicit segment that runs in every Newton iteration."""
+    graphs = segment.get("graphs", {})
+    return segment.get("kind") == "implicit" and fname in (graphs.get(k) for k in NEWTON_GRAPHS)
 
 
 def _constant_blocks_once(

@@ -56,6 +56,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--load", action="append", default=[], metavar="PATH",
                    help="import user extensions first (repeatable)")  # fmt: skip
     p.add_argument("--no-cache", action="store_true", help="ignore the compile cache")
+    p.add_argument("--no-scalarize", action="store_true",
+                   help="lower the Newton graphs of implicit segments as exported (no "
+                        "component-by-component re-export)")  # fmt: skip
     p.add_argument("--plan", action="store_true",
                    help="write metadata and stub and list the graphs, without compiling them")  # fmt: skip
     return p
@@ -89,6 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rename_outputs=args.rename_output, rename_parameters=args.rename_parameter,
             overrides=extra, load=args.load, use_cache=not args.no_cache, plan_only=args.plan,
             progress=None if args.quiet else (lambda s: print(s, flush=True)),
+            scalarize_newton=not args.no_scalarize,
         )  # fmt: skip
     except CompileError as e:
         print(f"Error: {e}", file=sys.stderr)

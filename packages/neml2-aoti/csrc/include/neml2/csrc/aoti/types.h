@@ -50,8 +50,13 @@ struct NEML2_AOTI_EXPORT SolverConfig
   /// call (larger batches in equal row blocks; 0: the whole batch). Rows are independent, so
   /// results do not change; the graphs' intermediates then stay in cache and their memory is
   /// bounded. Newton still iterates over the whole batch, but solves each block's Jacobians where
-  /// its graph call left them (never concatenated into one (B, N, N) copy). A model on a
-  /// non-CPU device starts at 0.
-  int64_t chunk_rows = 512;
+  /// its graph call left them (never concatenated into one (B, N, N) copy).
+  /// auto_chunk_rows (the default on CPU): each segment's block as neml2-compile recorded it
+  /// (large for scalarized graphs, which keep no per-point intermediates), else
+  /// default_chunk_rows. A model on a non-CPU device starts at 0.
+  int64_t chunk_rows = auto_chunk_rows;
+
+  static constexpr int64_t auto_chunk_rows = -1;
+  static constexpr int64_t default_chunk_rows = 512;
 };
 } // namespace neml2::aoti
