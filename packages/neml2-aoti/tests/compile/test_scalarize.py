@@ -147,6 +147,32 @@ def test_an_op_without_a_component_form_is_named() -> None:
         scalarize(ep, [_rows(4, 3, 3), _rows(4, 3)])
 
 
+def test_a_failing_component_op_leaves_the_graph(monkeypatch: pytest.MonkeyPatch) -> None:
+    ep = _export(Mixed(), _rows(4, 5), _rows(4))
+
+    def broken(x: object) -> object:
+        raise RuntimeError("no kernel")
+
+    monkeypatch.setitem(_scalarize._UNARY, aten.exp.default, broken)
+    with pytest.raises(Unsupported, match="component-wise evaluation failed: RuntimeError"):
+        scalarize(ep, [_rows(4, 5), _rows(4)])
+
+
+class Signs(nn.Module):
+    """A bool mask times -1 and 1: the factor must not fold away (the product is floating)."""
+
+    def forward(self, u: torch.Tensor) -> tuple[torch.Tensor]:
+        mask = u > 1.0
+        return (mask * -1.0 + mask * 1.0 + mask * 2.0 + u,)
+
+
+def test_integer_and_bool_components_keep_their_factor() -> None:
+    ep = _export(Signs(), _rows(4, 3))
+    out, _ = scalarize(ep, [_rows(4, 3)])
+    x = _rows(5, 3) * 0.8
+    torch.testing.assert_close(out.module()(x)[0], ep.module()(x)[0], rtol=0, atol=0)
+
+
 def test_element_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     ep = _export(Mixed(), _rows(4, 5), _rows(4))
     monkeypatch.setattr(_scalarize, "MAX_ELEMENT_OPS", 20)

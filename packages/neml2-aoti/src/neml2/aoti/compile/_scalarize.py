@@ -88,7 +88,7 @@ def _is_number(x: Element) -> bool:
 
 def _mul(a: Element, b: Element) -> Element:
     for x, y in ((a, b), (b, a)):
-        if _is_number(x) and not _is_number(y):
+        if _is_number(x) and not _is_number(y) and y.is_floating_point():
             if x == 0:
                 return 0.0
             if x == 1:
@@ -754,7 +754,13 @@ def scalarize(
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reference = ep.module()(*example)
-        if not _agree(reference, module(*example)):
+        try:  # an element op torch rejects (e.g. a dtype it cannot mix) leaves the graph as is
+            components = module(*example)
+        except Unsupported:
+            raise
+        except Exception as e:
+            raise Unsupported(f"component-wise evaluation failed: {type(e).__name__}: {e}") from e
+        if not _agree(reference, components):
             raise Unsupported("the component-wise evaluation differs from the program")
         try:
             out, min_batch = export_graph(module, example, dynamic=True)
