@@ -98,6 +98,25 @@ def test_outputs_are_stored_batch_innermost() -> None:
     assert J.stride() == (1, 24, 6)
 
 
+class Offsets(nn.Module):
+    """A non-persistent buffer (kept among the program's constants, not its state dict)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.offset: torch.Tensor
+        self.register_buffer("offset", torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64), False)
+
+    def forward(self, u: torch.Tensor) -> tuple[torch.Tensor]:
+        return (u * u + self.offset,)
+
+
+def test_non_persistent_buffers_fold() -> None:
+    ep = _export(Offsets(), _rows(4, 3))
+    out, _ = scalarize(ep, [_rows(4, 3)])
+    x = _rows(6, 3)
+    torch.testing.assert_close(out.module()(x)[0], ep.module()(x)[0], rtol=0, atol=0)
+
+
 class Identity(nn.Module):
     """``u @ I`` as a chain rule writes it: every product with a 0 or 1 folds away."""
 

@@ -714,12 +714,18 @@ class _Scalarized(nn.Module):
         ]
         if sig.buffers_to_mutate or sig.user_inputs_to_mutate:
             raise Unsupported("the program mutates a buffer or an input")
-        baked = {**sig.inputs_to_parameters, **sig.inputs_to_buffers}
-        self.constants = {ph: _numbers(ep.state_dict[fqn]) for ph, fqn in baked.items()}
-        for ph, fqn in sig.inputs_to_lifted_tensor_constants.items():
-            c = ep.constants[fqn]
+        baked = {
+            **sig.inputs_to_parameters,
+            **sig.inputs_to_buffers,
+            **sig.inputs_to_lifted_tensor_constants,
+        }
+        self.constants: dict[str, np.ndarray] = {}
+        for ph, fqn in baked.items():
+            # parameters and persistent buffers are in the state dict; non-persistent buffers
+            # and lifted constants among the constants
+            c = ep.state_dict.get(fqn, ep.constants.get(fqn))
             if not isinstance(c, torch.Tensor):
-                raise Unsupported(f"lifted constant {fqn} of type {type(c).__name__}")
+                raise Unsupported(f"constant {fqn} of type {type(c).__name__}")
             self.constants[ph] = _numbers(c)
 
     def forward(self, *args: torch.Tensor) -> tuple[torch.Tensor, ...]:
