@@ -314,6 +314,160 @@ def tsan(session: nox.Session) -> None:
     session.run("setarch", "-R", *ctest, *session.posargs, env=env, external=True)
 
 
+#: The native-kernel tests: every test of a kernel with CPU-specific code paths (batched LU,
+#: sum_of_products, the SIMD path selection) and of py-eager's use of them.
+NATIVE_TESTS = [
+    "packages/neml2-aoti/tests/test_linalg.py",
+    "packages/neml2-aoti/tests/test_products.py",
+    "packages/neml2-models/tests/solvers/test_native.py",
+    "packages/neml2-models/tests/solvers/test_direct.py",
+]
+#: Runtime tests that drive the Newton loop and the kernels through whole models: the route
+#: parity scenarios (Chaboche included, batch 64) and concurrent calls of one compiled model.
+PARITY_TESTS = "packages/neml2-aoti/tests/runtime/test_parity.py"
+NATIVE_MODEL_TESTS = [PARITY_TESTS, "packages/neml2-aoti/tests/runtime/test_concurrency.py"]
+
+
+def _simd_paths() -> list[str]:
+    """The SIMD paths this CPU and libneml2 build support (scalar first)."""
+    probe = "from neml2.aoti._aoti import supported_simd_paths as s; print(' '.join(s()))"
+    return subprocess.run(
+        [sys.executable, "-c", probe], check=True, capture_output=True, text=True
+    ).stdout.split()
+
+
+@nox.session(python=False)
+def native(session: nox.Session) -> None:
+    """The native-kernel and model-level runtime tests with each SIMD path forced in turn.
+
+    ``NEML2_SIMD`` is set to every path the CPU supports (scalar and avx2 on any x86-64 CI
+    machine, avx512 where present), so each hand-vectorized code path runs on every machine that
+    can run it, not only the widest one. Fails at the end, naming every failed path.
+    """
+    _scenario_artifacts(session, ["float64"])
+    failed = []
+    for path in _simd_paths():
+        session.log(f"NEML2_SIMD={path}")
+        try:
+            session.run(
+                sys.executable, "-m", "pytest", *NATIVE_TESTS, *NATIVE_MODEL_TESTS, "-q",
+                "-n", "2", "-p", "no:cacheprovider", *session.posargs,
+                env={"NEML2_SIMD": path}, external=True,
+            )  # fmt: skip
+        except nox.command.CommandFailed:
+            failed.append(path)
+    if failed:
+        session.error(f"native tests failed with NEML2_SIMD={', '.join(failed)}")
+
+
+SANITIZE_FLAGS = (
+    "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+)
+SANITIZE_ENV = {
+    # Python and torch keep memory until exit by design: leaks are not what this session checks
+    "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:strict_string_checks=1:check_initialization_order=1"
+    # a failed allocation is an exception to test, not a report (test_allocator provokes one)
+    ":allocator_may_return_null=1",
+    "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+    "PYTHONMALLOC": "malloc",  # every Python allocation through ASan's malloc
+    "OMP_NUM_THREADS": "2",
+}
+
+
+#: Fails unless the Python process runs the sanitized libneml2.so (argv[1]) and no other copy:
+#: the kernels the Python tests call are then the instrumented ones.
+SANITIZED_PROBE = """
+import sys, torch, neml2.aoti._aoti as ext
+libs = {line.split()[-1] for line in open("/proc/self/maps") if line.rstrip().endswith("libneml2.so")}
+assert libs == {sys.argv[1]}, f"libneml2.so loaded from {sorted(libs)}, expected {sys.argv[1]}"
+print("sanitized libneml2.so in use:", sys.argv[1], "SIMD path:", ext.simd_path())
+"""
+
+
+def _compiler_runtime(name: str) -> str:
+    """The path of a GCC runtime library (libasan.so), for LD_PRELOAD."""
+    path = subprocess.run(
+        ["g++", f"-print-file-name={name}"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    if not Path(path).is_absolute():
+        raise FileNotFoundError(f"g++ has no {name}: install the compiler's sanitizer runtimes")
+    return path
+
+
+def _sanitized_build(session: nox.Session, source: Path, build: Path, prefix: Path) -> None:
+    """Configure, build and install one C++ project with SANITIZE_FLAGS (incremental)."""
+    session.run(
+        _tool("cmake"), "-S", str(source), "-B", str(build), "-G", "Ninja",
+        f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", f"-DCMAKE_CXX_FLAGS={SANITIZE_FLAGS}",
+        "-DCMAKE_BUILD_TYPE=Debug", f"-DPython3_EXECUTABLE={sys.executable}",
+        f"-DCMAKE_INSTALL_PREFIX={prefix}", f"-DCMAKE_PREFIX_PATH={prefix / 'neml2'}",
+        external=True,
+    )  # fmt: skip
+    session.run(_tool("cmake"), "--build", str(build), "--target", "install", external=True)
+
+
+@nox.session(python=False)
+def sanitize(session: nox.Session) -> None:
+    """AddressSanitizer + UndefinedBehaviorSanitizer over the native code, on every SIMD path.
+
+    libneml2 and libneml2_eager are built with ``SANITIZE_FLAGS`` into ``build/sanitize``
+    (gitignored, incremental) and installed there; against that install it builds and runs the
+    ctest suites of both libraries, then runs the native-kernel Python tests and the Chaboche
+    forward + jacobian through py-eager and py-aoti at batch 64 (route parity) in the dev venv,
+    with ASan preloaded and the sanitized libneml2.so preloaded in place of the editable one
+    (same sources, same ABI: the Python bindings then call instrumented kernels). All of it runs
+    once per SIMD path the CPU supports. Any sanitizer report aborts its process, so zero reports
+    is the pass condition. The scenario artifacts are compiled first, outside the sanitizers.
+    """
+    _scenario_artifacts(session, ["float64"])
+    root = ROOT / "build" / "sanitize"
+    prefix = root / "install"
+    aoti, eager = ROOT / PACKAGES["neml2-aoti"][0], ROOT / PACKAGES["neml2-eager-cpp"][0]
+    _sanitized_build(session, aoti, root / "aoti", prefix)
+    _sanitized_build(session, eager, root / "eager", prefix)
+    tests = [
+        (aoti / "tests" / "cpp", root / "aoti-tests"),
+        (eager / "tests" / "cpp", root / "eager-tests"),
+    ]
+    for source, build in tests:
+        session.run(
+            _tool("cmake"), "-S", str(source), "-B", str(build), "-G", "Ninja",
+            f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}", f"-DCMAKE_CXX_FLAGS={SANITIZE_FLAGS}",
+            f"-DPython3_EXECUTABLE={sys.executable}", f"-DCMAKE_PREFIX_PATH={prefix / 'neml2'}",
+            external=True,
+        )  # fmt: skip
+        session.run(_tool("cmake"), "--build", str(build), external=True)
+    torch_lib = subprocess.run(
+        [sys.executable, "-c", "import torch, os; print(os.path.dirname(torch.__file__))"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip() + "/lib"  # fmt: skip
+    preload = [_compiler_runtime("libasan.so"), str(prefix / "neml2" / "lib" / "libneml2.so")]
+    env = {
+        **SANITIZE_ENV,
+        "LD_PRELOAD": " ".join(preload),
+        "LD_LIBRARY_PATH": ":".join(filter(None, [torch_lib, os.environ.get("LD_LIBRARY_PATH")])),
+    }
+    failed = []
+    for path in _simd_paths():
+        session.log(f"sanitizers, NEML2_SIMD={path}")
+        run_env = {**env, "NEML2_SIMD": path}
+        steps = [
+            [_tool("ctest"), "--test-dir", str(build), "--output-on-failure", "-j", "2"]
+            for _, build in tests
+        ]
+        pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        steps.append([sys.executable, "-c", SANITIZED_PROBE, preload[1]])
+        steps.append([*pytest, *NATIVE_TESTS])
+        steps.append([*pytest, PARITY_TESTS, "-k", "chaboche and 64"])
+        for step in steps:
+            try:
+                session.run(*step, env=run_env, external=True)
+            except nox.command.CommandFailed:
+                failed.append(f"NEML2_SIMD={path}: {' '.join(Path(a).name for a in step)}")
+    if failed:
+        session.error("sanitizer runs failed:\n  " + "\n  ".join(failed))
+
+
 def _read_at(path: str, commit: str | None) -> str:
     """A repository file at a commit, or in the working tree when commit is None."""
     if commit is None:

@@ -1,4 +1,9 @@
-"""``batched_dense_solve`` and ``batched_parts_solve`` (libneml2.so) against ``torch.linalg.solve``."""
+"""``batched_dense_solve`` and ``batched_parts_solve`` (libneml2.so) against ``torch.linalg.solve``.
+
+Every test runs on each SIMD path this CPU supports (``simd``), and every path is compared with
+the scalar one: the lane kernels repeat the scalar kernel's operations in the same order without
+fused multiply-adds, so their results are bit-identical by design.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,20 @@ import pytest
 import torch
 
 from neml2.aoti import FatalError
-from neml2.aoti._aoti import batched_dense_solve, batched_parts_solve
+from neml2.aoti._aoti import (
+    batched_dense_solve,
+    batched_parts_solve,
+    simd_path,
+    supported_simd_paths,
+)
+
+PATHS = supported_simd_paths()
+
+
+@pytest.fixture(params=PATHS)
+def simd(request: pytest.FixtureRequest) -> str:
+    """A SIMD path this CPU supports."""
+    return str(request.param)
 
 
 def _tol(dtype: torch.dtype) -> float:
@@ -24,11 +42,12 @@ def _systems(B: int, n: int, dtype: torch.dtype, seed: int) -> torch.Tensor:
 
 @pytest.mark.parametrize("n", [1, 2, 6, 19, 24, 25, 32, 33])
 @pytest.mark.parametrize("k", [None, 1, 5, 33])  # 33: the SIMD kernels take 8 columns at a time
-def test_matches_torch(n: int, k: int | None, dtype: torch.dtype) -> None:
+def test_matches_torch(n: int, k: int | None, dtype: torch.dtype, simd: str) -> None:
     A = _systems(50, n, dtype, seed=n)
     shape = (50, n) if k is None else (50, n, k)
     b = torch.randn(shape, dtype=torch.float64).to(dtype)
-    x = batched_dense_solve(A, b)
+    x = batched_dense_solve(A, b, simd=simd)
+    assert torch.equal(x, batched_dense_solve(A, b, simd="scalar"))
     assert x.shape == b.shape and x.dtype == dtype
     rhs = b if k is not None else b.unsqueeze(-1)
     ref = torch.linalg.solve(A.double(), rhs.double())
@@ -38,7 +57,9 @@ def test_matches_torch(n: int, k: int | None, dtype: torch.dtype) -> None:
 
 @pytest.mark.parametrize("n", [3, 19, 25])  # compile-time n (<= 24) and the runtime-n kernel
 @pytest.mark.parametrize("k", [None, 3, 19])  # 19: columns past the first 8 replay the LU
-def test_each_element_as_if_solved_alone(n: int, k: int | None, dtype: torch.dtype) -> None:
+def test_each_element_as_if_solved_alone(
+    n: int, k: int | None, dtype: torch.dtype, simd: str
+) -> None:
     """Elements solved in SIMD lanes (groups of 4-16) and in the scalar tail round identically."""
     B = 16 * 2 + 5
     A = _systems(B, n, dtype, seed=100 + n)
@@ -46,9 +67,10 @@ def test_each_element_as_if_solved_alone(n: int, k: int | None, dtype: torch.dty
     A[3, 1:, 1:] += torch.eye(n - 1, dtype=dtype)
     g = torch.Generator().manual_seed(n)
     b = torch.randn((B, n) if k is None else (B, n, k), dtype=torch.float64, generator=g).to(dtype)
-    x = batched_dense_solve(A, b)
+    x = batched_dense_solve(A, b, simd=simd)
     for e in range(B):
-        assert torch.equal(x[e : e + 1], batched_dense_solve(A[e : e + 1], b[e : e + 1])), e
+        alone = batched_dense_solve(A[e : e + 1], b[e : e + 1], simd=simd)
+        assert torch.equal(x[e : e + 1], alone), e
 
 
 def _stored(A: torch.Tensor, order: tuple[int, int, int]) -> torch.Tensor:
@@ -64,7 +86,7 @@ def _stored(A: torch.Tensor, order: tuple[int, int, int]) -> torch.Tensor:
 )
 @pytest.mark.parametrize("n", [6, 19])
 def test_any_storage_order_solves_bit_identically(
-    order: tuple[int, int, int], n: int, dtype: torch.dtype
+    order: tuple[int, int, int], n: int, dtype: torch.dtype, simd: str
 ) -> None:
     """The lane kernels load rows, columns, batch-innermost entries or single entries depending
     on how A is stored; every order gives the contiguous result bit for bit. Columns-batch-rows
@@ -74,23 +96,26 @@ def test_any_storage_order_solves_bit_identically(
     b = torch.randn(B, n, 3, dtype=torch.float64).to(dtype)
     stored = _stored(A, order)
     assert torch.equal(stored, A) and not stored.is_contiguous()
-    assert torch.equal(batched_dense_solve(stored, b), batched_dense_solve(A, b))
+    want = batched_dense_solve(A, b, simd="scalar")
+    assert torch.equal(batched_dense_solve(stored, b, simd=simd), want)
 
 
-def test_zero_leading_pivot(dtype: torch.dtype) -> None:
+def test_zero_leading_pivot(dtype: torch.dtype, simd: str) -> None:
     A = torch.tensor([[[0.0, 2.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 4.0]]], dtype=dtype)
     b = torch.tensor([[2.0, 3.0, 8.0]], dtype=dtype)
+    A, b = A.expand(9, 3, 3), b.expand(9, 3)  # 9: lane groups and a scalar tail
     torch.testing.assert_close(
-        batched_dense_solve(A, b), torch.tensor([[3.0, 1.0, 2.0]], dtype=dtype)
+        batched_dense_solve(A, b, simd=simd),
+        torch.tensor([[3.0, 1.0, 2.0]], dtype=dtype).expand(9, 3),
     )
 
 
-def test_singular_element_only_that_element(dtype: torch.dtype) -> None:
+def test_singular_element_only_that_element(dtype: torch.dtype, simd: str) -> None:
     A = _systems(6, 19, dtype, seed=7)
     A[2, 5] = A[2, 11]  # duplicate row
     A[4, :, 0] = 0.0  # zero column
     b = torch.randn(6, 19, dtype=torch.float64).to(dtype)
-    x = batched_dense_solve(A, b)
+    x = batched_dense_solve(A, b, simd=simd)
     finite = x.isfinite().all(-1)
     assert finite.tolist() == [True, True, False, True, False, True]
     ok = finite.nonzero().squeeze(-1)
@@ -143,7 +168,9 @@ def _split(
 
 
 @pytest.mark.parametrize("k", [None, 4, 19])
-def test_parts_solve_matches_the_assembled_matrix(k: int | None, dtype: torch.dtype) -> None:
+def test_parts_solve_matches_the_assembled_matrix(
+    k: int | None, dtype: torch.dtype, simd: str
+) -> None:
     """Chaboche-like 6/1/6/6 blocks, two of them zero (never passed), mixed strides: the parts
     solve equals the dense solve of the assembled matrix bit for bit (the same LU on the same
     entries) and torch.linalg.solve to rounding."""
@@ -166,8 +193,8 @@ def test_parts_solve_matches_the_assembled_matrix(k: int | None, dtype: torch.dt
     g = torch.Generator().manual_seed(1)
     b = torch.randn((B, 19) if k is None else (B, 19, k), dtype=torch.float64, generator=g)
     b = b.to(dtype)
-    x = batched_parts_solve(parts, 19, b)
-    assert torch.equal(x, batched_dense_solve(A, b))
+    x = batched_parts_solve(parts, 19, b, simd=simd)
+    assert torch.equal(x, batched_dense_solve(A, b, simd="scalar"))
     rhs = b if k is not None else b.unsqueeze(-1)
     ref = torch.linalg.solve(A.double(), rhs.double())
     got = x if k is not None else x.unsqueeze(-1)
@@ -200,3 +227,39 @@ def test_parts_solve_fallback_assembles() -> None:
 def test_parts_solve_bad_inputs(parts: list[Any], n: int, b: torch.Tensor, match: str) -> None:
     with pytest.raises(FatalError, match=match):
         batched_parts_solve(parts, n, b)
+
+
+@pytest.mark.parametrize("B", [1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 50])
+@pytest.mark.parametrize("n", [2, 19, 25])
+@pytest.mark.parametrize("k", [1, 5, 9])
+def test_every_batch_size_on_every_path(B: int, n: int, k: int, dtype: torch.dtype) -> None:
+    """Batches around every lane width (4, 8, 16 elements) with one, several and more than
+    kRhsChunk right-hand sides: every path equals the scalar one bit for bit and torch.linalg
+    to rounding (the batch size and k decide the lane scratch, which overflowed on AVX2)."""
+    A = _systems(B, n, dtype, seed=B * 100 + n)
+    g = torch.Generator().manual_seed(k)
+    b = torch.randn(B, n, k, dtype=torch.float64, generator=g).to(dtype)
+    scalar = batched_dense_solve(A, b, simd="scalar")
+    ref = torch.linalg.solve(A.double(), b.double())
+    torch.testing.assert_close(scalar.double(), ref, rtol=_tol(dtype), atol=_tol(dtype))
+    for path in PATHS:
+        assert torch.equal(batched_dense_solve(A, b, simd=path), scalar), path
+
+
+def test_process_path_is_supported() -> None:
+    """``NEML2_SIMD`` (or auto) resolves to a path this CPU runs; the default call takes it."""
+    assert PATHS[0] == "scalar"
+    assert simd_path() in PATHS
+    A = _systems(9, 6, torch.float64, seed=3)
+    b = torch.randn(9, 6, 2, dtype=torch.float64)
+    assert torch.equal(batched_dense_solve(A, b), batched_dense_solve(A, b, simd=simd_path()))
+
+
+@pytest.mark.parametrize("path", ["avx2", "avx512"])
+def test_unsupported_or_unknown_path_is_refused(path: str) -> None:
+    A, b = torch.eye(3, dtype=torch.float64).expand(4, 3, 3), torch.ones(4, 3, dtype=torch.float64)
+    with pytest.raises(FatalError, match="unknown SIMD path 'sse2'"):
+        batched_dense_solve(A, b, simd="sse2")
+    if path not in PATHS:
+        with pytest.raises(FatalError, match=f"the {path} path is not available on this CPU"):
+            batched_dense_solve(A, b, simd=path)

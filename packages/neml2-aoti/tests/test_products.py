@@ -1,4 +1,5 @@
-"""``sum_of_products`` (libneml2.so) against the same sum written with torch ops."""
+"""``sum_of_products`` (libneml2.so) against the same sum written with torch ops, on every SIMD
+path this CPU supports."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 import torch
 
 from neml2.aoti import FatalError
-from neml2.aoti._aoti import sum_of_products
+from neml2.aoti._aoti import sum_of_products, supported_simd_paths
 
 Term = tuple[float, torch.Tensor | None, torch.Tensor]
 
@@ -41,14 +42,16 @@ def _random_terms(rng: random.Random, dtype: torch.dtype) -> list[Term]:
     return terms
 
 
+@pytest.mark.parametrize("simd", supported_simd_paths())
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
-def test_random_broadcasts_and_layouts(dtype: torch.dtype) -> None:
-    """Any mix of broadcast axes and memory orders: the value of the torch expression."""
+def test_random_broadcasts_and_layouts(dtype: torch.dtype, simd: str) -> None:
+    """Any mix of broadcast axes and memory orders: the value of the torch expression (up to 5
+    terms of O(1) products summed in another order: a few ulps of the terms' magnitude)."""
     rng = random.Random(0)
     tol = 1e-13 if dtype == torch.float64 else 1e-5
     for _ in range(400):
         terms = _random_terms(rng, dtype)
-        out = sum_of_products(terms)
+        out = sum_of_products(terms, simd=simd)
         ref = _reference([(s, a, b.double()) for s, a, b in terms])
         assert out.dtype == dtype
         assert out.shape == ref.shape

@@ -1,5 +1,6 @@
-"""The large-allocation policy: once active, a 64 MiB tensor comes from the heap (glibc's
-``mallinfo2().hblkhd``, the bytes in mmapped blocks, does not grow); opted out, it is mmapped."""
+"""The large-allocation policy is opt-in: by default a 64 MiB tensor is mmapped as glibc does
+(``mallinfo2().hblkhd``, the bytes in mmapped blocks, grows by it); opted in (an explicit call
+or ``NEML2_KEEP_LARGE_ALLOCATIONS=1``), it comes from the heap and ``hblkhd`` does not grow."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import sys
 import pytest
 
 PROBE = """
-import ctypes, torch
-from neml2.tensors._allocator import keep_large_allocations
-active = keep_large_allocations()
+import ctypes, sys, torch
+import neml2.tensors._allocator as policy
+active = {"call": policy.keep_large_allocations, "env": policy.apply_environment_opt_in,
+          "none": lambda: False}[sys.argv[1]]()
 names = ("arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost").split()
 class MallInfo2(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in names]
@@ -30,17 +32,27 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _probe(**env: str) -> str:
+def _probe(how: str, **env: str) -> str:
     base = {k: v for k, v in os.environ.items() if k != "NEML2_KEEP_LARGE_ALLOCATIONS"}
-    out = subprocess.run([sys.executable, "-c", PROBE], env={**base, **env},
+    out = subprocess.run([sys.executable, "-c", PROBE, how], env={**base, **env},
                          capture_output=True, text=True, check=True)  # fmt: skip
     return out.stdout.strip()
 
 
-def test_large_tensor_comes_from_the_heap() -> None:
-    assert _probe() == "True False"
+def test_glibc_defaults_unless_asked() -> None:
+    assert _probe("none") == "False True"
+    assert _probe("env") == "False True"
 
 
-@pytest.mark.parametrize("value", ["0", "off"])
-def test_opt_out_leaves_glibc_defaults(value: str) -> None:
-    assert _probe(NEML2_KEEP_LARGE_ALLOCATIONS=value) == "False True"
+@pytest.mark.parametrize("value", ["0", "off", ""])
+def test_falsy_environment_is_no_opt_in(value: str) -> None:
+    assert _probe("env", NEML2_KEEP_LARGE_ALLOCATIONS=value) == "False True"
+
+
+def test_explicit_call_keeps_large_tensors_in_the_heap() -> None:
+    assert _probe("call") == "True False"
+
+
+@pytest.mark.parametrize("value", ["1", "yes"])
+def test_environment_opt_in(value: str) -> None:
+    assert _probe("env", NEML2_KEEP_LARGE_ALLOCATIONS=value) == "True False"

@@ -1,6 +1,7 @@
 // The public neml2::aoti::Model: every member runs through guard() (foreign exceptions become
 // FatalError) and every call takes the model's mutex (concurrent calls on one Model serialize);
-// evaluations reuse their buffers through the buffer cache (CallBufferScope).
+// evaluations run in a CallBufferScope (their buffers are reused when the host opted into the
+// buffer cache).
 #include "neml2/csrc/aoti/Model.h"
 
 #include "model_impl.h"
@@ -14,8 +15,7 @@ namespace
 std::unique_ptr<ModelImpl>
 load(const std::filesystem::path & root, c10::Device device, c10::ScalarType dtype)
 {
-  keep_large_allocations();
-  cache_call_buffers();
+  apply_allocation_opt_ins();
   auto impl = guard("aoti::Model", [&] { return std::make_unique<ModelImpl>(root, device, dtype); });
   if (!device.is_cpu()) // row blocks help CPU caches; a GPU wants the whole batch per launch
     impl->config.chunk_rows = 0;

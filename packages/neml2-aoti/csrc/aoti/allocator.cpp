@@ -20,8 +20,6 @@ keep_large_allocations() noexcept
 {
   static const bool active = []
   {
-    if (env_opted_out("NEML2_KEEP_LARGE_ALLOCATIONS"))
-      return false;
 #if defined(__GLIBC__)
     constexpr int bytes = static_cast<int>(large_allocation_threshold);
     return mallopt(M_MMAP_THRESHOLD, bytes) == 1 && mallopt(M_TRIM_THRESHOLD, bytes) == 1;
@@ -187,8 +185,6 @@ cache_call_buffers() noexcept
 {
   static const bool active = []
   {
-    if (env_opted_out("NEML2_BUFFER_CACHE"))
-      return false;
     try
     {
       c10::Allocator * previous = c10::GetCPUAllocator();
@@ -206,6 +202,15 @@ cache_call_buffers() noexcept
     }
   }();
   return active;
+}
+
+void
+apply_allocation_opt_ins() noexcept
+{
+  if (env_flag("NEML2_KEEP_LARGE_ALLOCATIONS"))
+    keep_large_allocations();
+  if (env_flag("NEML2_BUFFER_CACHE"))
+    cache_call_buffers();
 }
 
 CallBufferScope::CallBufferScope() noexcept { ++scope_depth; }

@@ -29,13 +29,6 @@ env_flag(const char * name) noexcept
 }
 
 bool
-env_opted_out(const char * name) noexcept
-{
-  const char * value = std::getenv(name);
-  return value != nullptr && !env_truthy(value);
-}
-
-bool
 capture_solve_failure() noexcept
 {
   return env_flag("NEML2_CAPTURE_SOLVE_FAILURE");

@@ -6,12 +6,13 @@
 // with row pivoting while the same row operations are applied to its right-hand sides, then
 // solved by back substitution. For n <= kUnrolled the loop bounds are compile-time constants
 // (unrolled and vectorized by the compiler). On x86-64 with GCC, full groups of 8 (AVX-512) or 4
-// (AVX2) double elements are solved together, one per SIMD lane: W consecutive entries (along a
-// row or down a column) are loaded together and transposed in registers, batch-innermost ones
-// (eager tangents) are prefetched, pivot rows are exchanged with masked vector moves, and many
-// right-hand sides are taken kRhsChunk at a time. Exact-zero pivots are not special-cased: they
-// divide by zero, so a singular element's solution comes out non-finite without touching its
-// neighbours.
+// (AVX2) double elements are solved together, one per SIMD lane (the path is the caller's or
+// simd_path(), i.e. NEML2_SIMD; `scalar` solves every element alone): W consecutive entries
+// (along a row or down a column) are loaded together and transposed in registers,
+// batch-innermost ones (eager tangents) are prefetched, pivot rows are exchanged with masked
+// vector moves, and many right-hand sides are taken kRhsChunk at a time. Exact-zero pivots are
+// not special-cased: they divide by zero, so a singular element's solution comes out non-finite
+// without touching its neighbours.
 #include "neml2/csrc/aoti/linalg.h"
 
 #include <ATen/ATen.h>
@@ -22,12 +23,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/simd.h"
+#include "simd_support.h"
 
 namespace neml2::aoti
 {
@@ -231,8 +235,7 @@ kernel_for(int64_t n)
   return n <= kUnrolled ? table[static_cast<std::size_t>(n)] : table[0];
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define NEML2_AOTI_LANES 1
+#if NEML2_AOTI_X86_SIMD
 /// The same elimination for W = Bytes / sizeof(T) elements at once, one element per SIMD lane
 /// (AVX-512 or AVX2, selected at run time). Pivot rows are chosen per lane without branches and
 /// swapped per lane; every arithmetic step is the scalar kernel's, in the same order and without
@@ -574,33 +577,41 @@ lane_table_avx2(std::index_sequence<I...>)
   return {&lanes_avx2<T, static_cast<int64_t>(I)>...};
 }
 
-/// The widest lane kernel this CPU runs, for n (compile-time n up to kUnrolled), and its width
-/// in bytes; {nullptr, 0} without AVX2.
+/// The lane kernel of `path` for n (compile-time n up to kUnrolled) and its vector width in
+/// bytes; {nullptr, 0} for the scalar path. `path` must be supported (require_simd_path).
 template <typename T>
 std::pair<LaneKernel<T>, int>
-lane_kernel_for(int64_t n)
+lane_kernel_for(int64_t n, SimdPath path)
 {
   static constexpr auto t512 = lane_table_avx512<T>(std::make_index_sequence<kUnrolled + 1>{});
   static constexpr auto t256 = lane_table_avx2<T>(std::make_index_sequence<kUnrolled + 1>{});
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  static const bool avx2 = __builtin_cpu_supports("avx2");
   const auto idx = static_cast<std::size_t>(n <= kUnrolled ? n : 0);
-  if (avx512)
-    return {t512[idx], 64};
-  if (avx2)
-    return {t256[idx], 32};
-  return {nullptr, 0};
+  switch (path)
+  {
+    case SimdPath::avx512:
+      return {t512[idx], 64};
+    case SimdPath::avx2:
+      return {t256[idx], 32};
+    default:
+      return {nullptr, 0};
+  }
 }
 #endif
 
-/// x <- A^-1 x for the B elements of the entry table `e` (x (B, n, k) contiguous).
+/// x <- A^-1 x for the B elements of the entry table `e` (x (B, n, k) contiguous), on `path`.
 template <typename T>
 void
-solve_native(Entries<T> e, int64_t B, at::Tensor & x, int64_t n, int64_t k)
+solve_native(Entries<T> e, int64_t B, at::Tensor & x, int64_t n, int64_t k, SimdPath path)
 {
-#ifdef NEML2_AOTI_LANES
-  if (const auto bytes = lane_kernel_for<T>(n).second; bytes > 0)
-    e.plan = load_plan(e, n, bytes / static_cast<int64_t>(sizeof(T)));
+  TORCH_INTERNAL_ASSERT(n >= 1 && n <= batched_dense_solve_max_n && k >= 1);
+#if NEML2_AOTI_X86_SIMD
+  const auto lane_kernel = lane_kernel_for<T>(n, path);
+  const LaneKernel<T> lanes = lane_kernel.first;
+  const int64_t bytes = lane_kernel.second, W = bytes / static_cast<int64_t>(sizeof(T));
+  if (lanes)
+    e.plan = load_plan(e, n, W);
+#else
+  (void)path;
 #endif
   const T * const * ptr = e.ptr.data();
   const int64_t * st = e.stride.data();
@@ -613,18 +624,16 @@ solve_native(Entries<T> e, int64_t B, at::Tensor & x, int64_t n, int64_t k)
                    grain,
                    [&](int64_t begin, int64_t end)
                    {
-#ifdef NEML2_AOTI_LANES
-                     const auto [lanes, bytes] = lane_kernel_for<T>(n);
-                     const int64_t W = bytes / static_cast<int64_t>(sizeof(T));
+#if NEML2_AOTI_X86_SIMD
                      if (lanes && n > 1 && end - begin >= W)
                      {
-                       // 64-byte aligned lane scratch: x (n*k vectors) and, for n > kUnrolled, A
+                       // lane scratch, one vector (`bytes`, aligned to it) per entry: the
+                       // right-hand sides (n * min(k, kRhsChunk)) and, for n > kUnrolled, A
                        const int64_t kc = std::min(k, kRhsChunk);
-                       const auto vecs =
-                           static_cast<std::size_t>(n * kc + (n > kUnrolled ? n * n : 0));
-                       std::vector<T> raw((vecs + 1) * static_cast<std::size_t>(W));
-                       auto * vx = reinterpret_cast<T *>(
-                           (reinterpret_cast<std::uintptr_t>(raw.data()) + 63) & ~std::uintptr_t{63});
+                       const int64_t vecs = n * kc + (n > kUnrolled ? n * n : 0);
+                       AlignedScratch scratch(static_cast<std::size_t>(vecs * bytes),
+                                              static_cast<std::size_t>(bytes));
+                       auto * vx = static_cast<T *>(scratch.data());
                        T * va = vx + n * kc * W;
                        for (; begin + W <= end; begin += W)
                          lanes(e, begin, xp + begin * n * k, n, k, va, vx);
@@ -690,7 +699,10 @@ check_parts(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor &
 
 /// x = A^-1 b through the entry table of `parts` (checked; CPU float32/float64, n small).
 at::Tensor
-solve_parts_native(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor & b)
+solve_parts_native(const std::vector<MatrixPart> & parts,
+                   int64_t n,
+                   const at::Tensor & b,
+                   SimdPath path)
 {
   const int64_t k = b.dim() == 2 ? 1 : b.size(2);
   auto x = at::empty(b.sizes(), b.options().memory_format(at::MemoryFormat::Contiguous));
@@ -698,9 +710,9 @@ solve_parts_native(const std::vector<MatrixPart> & parts, int64_t n, const at::T
   if (x.numel() == 0)
     return x;
   if (b.scalar_type() == at::kDouble)
-    solve_native<double>(entries<double>(parts, n), b.size(0), x, n, k);
+    solve_native<double>(entries<double>(parts, n), b.size(0), x, n, k, path);
   else
-    solve_native<float>(entries<float>(parts, n), b.size(0), x, n, k);
+    solve_native<float>(entries<float>(parts, n), b.size(0), x, n, k, path);
   return x;
 }
 
@@ -714,6 +726,13 @@ assemble_parts(const std::vector<MatrixPart> & parts, int64_t n, const at::Tenso
   return A;
 }
 
+/// The caller's path (checked against the CPU) or, by default, the process's (NEML2_SIMD).
+SimdPath
+chosen_path(std::optional<SimdPath> path, const std::string & who)
+{
+  return path ? require_simd_path(*path, who) : simd_path();
+}
+
 bool
 native_ok(const at::Tensor & t, int64_t n)
 {
@@ -724,12 +743,13 @@ native_ok(const at::Tensor & t, int64_t n)
 } // namespace
 
 at::Tensor
-batched_dense_solve(const at::Tensor & A, const at::Tensor & b)
+batched_dense_solve(const at::Tensor & A, const at::Tensor & b, std::optional<SimdPath> path)
 {
+  const auto chosen = chosen_path(path, "batched_dense_solve");
   check_inputs(A, b);
   const int64_t n = A.size(1);
   if (native_ok(A, n) && !b.requires_grad())
-    return solve_parts_native({MatrixPart{0, 0, A}}, n, b);
+    return solve_parts_native({MatrixPart{0, 0, A}}, n, b, chosen);
   const bool vector_rhs = b.dim() == 2;
   auto rhs = vector_rhs ? b.unsqueeze(-1) : b;
   auto x = std::get<0>(at::linalg_solve_ex(A, rhs, /*left=*/true, /*check_errors=*/false));
@@ -737,14 +757,18 @@ batched_dense_solve(const at::Tensor & A, const at::Tensor & b)
 }
 
 at::Tensor
-batched_parts_solve(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor & b)
+batched_parts_solve(const std::vector<MatrixPart> & parts,
+                    int64_t n,
+                    const at::Tensor & b,
+                    std::optional<SimdPath> path)
 {
+  const auto chosen = chosen_path(path, "batched_parts_solve");
   check_parts(parts, n, b);
   bool native = native_ok(b, n);
   for (const auto & p : parts)
     native = native && !p.t.requires_grad();
   if (native)
-    return solve_parts_native(parts, n, b);
-  return batched_dense_solve(assemble_parts(parts, n, b), b);
+    return solve_parts_native(parts, n, b, chosen);
+  return batched_dense_solve(assemble_parts(parts, n, b), b, path);
 }
 } // namespace neml2::aoti

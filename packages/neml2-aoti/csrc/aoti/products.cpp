@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,8 @@
 #include <ATen/TensorIterator.h>
 
 #include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/simd.h"
+#include "simd_support.h"
 
 namespace neml2::aoti
 {
@@ -51,20 +54,25 @@ __attribute__((always_inline)) inline void
 block_lanes(const Block<T> & blk, int64_t n, T * __restrict out)
 {
   constexpr int64_t W = sizeof(V) / sizeof(T);
-  auto load = [](const T * p)
-  {
-    V v;
-    std::memcpy(&v, p, sizeof(V));
-    return v;
-  };
+  // loads are plain memcpys (no helper function: one compiled outside the caller's target
+  // would pass vectors under another ABI)
   int64_t l = 0;
   for (; l + W <= n; l += W)
   {
     V acc = V{} + blk.bias;
     for (const auto & t : blk.scaled)
-      acc += t.c * load(t.x + l);
+    {
+      V x;
+      std::memcpy(&x, t.x + l, sizeof(V));
+      acc += t.c * x;
+    }
     for (const auto & t : blk.products)
-      acc += t.c * load(t.x + l) * load(t.y + l);
+    {
+      V x, y;
+      std::memcpy(&x, t.x + l, sizeof(V));
+      std::memcpy(&y, t.y + l, sizeof(V));
+      acc += t.c * x * y;
+    }
     std::memcpy(out + l, &acc, sizeof(V));
   }
   for (; l < n; ++l)
@@ -78,6 +86,14 @@ block_lanes(const Block<T> & blk, int64_t n, T * __restrict out)
   }
 }
 
+template <typename T>
+void
+block_scalar(const Block<T> & blk, int64_t n, T * out)
+{
+  block_lanes<T, T>(blk, n, out);
+}
+
+#if NEML2_AOTI_X86_SIMD
 template <typename T>
 __attribute__((target("avx512f"))) void
 block_avx512(const Block<T> & blk, int64_t n, T * out)
@@ -93,27 +109,24 @@ block_avx2(const Block<T> & blk, int64_t n, T * out)
   typedef T V __attribute__((vector_size(32)));
   block_lanes<T, V>(blk, n, out);
 }
-
-template <typename T>
-void
-block_sse2(const Block<T> & blk, int64_t n, T * out)
-{
-  typedef T V __attribute__((vector_size(16)));
-  block_lanes<T, V>(blk, n, out);
-}
+#endif
 
 template <typename T>
 using BlockKernel = void (*)(const Block<T> &, int64_t, T *);
 
-/// The widest block kernel this CPU runs.
+/// The block kernel of `path` (supported: see require_simd_path).
 template <typename T>
 BlockKernel<T>
-block_kernel()
+block_kernel(SimdPath path)
 {
-  static const BlockKernel<T> k = __builtin_cpu_supports("avx512f") ? &block_avx512<T>
-                                  : __builtin_cpu_supports("avx2")  ? &block_avx2<T>
-                                                                    : &block_sse2<T>;
-  return k;
+#if NEML2_AOTI_X86_SIMD
+  if (path == SimdPath::avx512)
+    return &block_avx512<T>;
+  if (path == SimdPath::avx2)
+    return &block_avx2<T>;
+#endif
+  (void)path;
+  return &block_scalar<T>;
 }
 
 /// out[l * so] = sum_i c_i x_i[l * sx_i] (y_i[l * sy_i]) for any element strides (a stride of
@@ -150,6 +163,7 @@ struct RowTerm
 template <typename T>
 void
 accumulate_2d(const std::vector<TermSlot> & slots,
+              SimdPath path,
               int ntensors,
               char ** data,
               const int64_t * strides,
@@ -198,7 +212,7 @@ accumulate_2d(const std::vector<TermSlot> & slots,
   Block<T> blk;
   blk.products.resize(products.size());
   blk.scaled.resize(scaled.size());
-  const auto kernel = block_kernel<T>();
+  const auto kernel = block_kernel<T>(path);
   for (int64_t j = 0; j < size1; ++j, advance())
   {
     blk.bias = 0;
@@ -373,8 +387,9 @@ iterator_for(const std::vector<ProductTerm> & terms, std::vector<at::Tensor> & i
 } // namespace
 
 at::Tensor
-sum_of_products(const std::vector<ProductTerm> & terms)
+sum_of_products(const std::vector<ProductTerm> & terms, std::optional<SimdPath> path)
 {
+  const SimdPath simd = path ? require_simd_path(*path, "sum_of_products") : simd_path();
   auto [inputs, slots] = distinct_operands(terms);
   largest_first(inputs, slots);
   auto iter = iterator_for(terms, inputs);
@@ -386,7 +401,7 @@ sum_of_products(const std::vector<ProductTerm> & terms)
       {
         iter.for_each(
             [&](char ** data, const int64_t * strides, int64_t size0, int64_t size1)
-            { accumulate_2d<scalar_t>(slots, ntensors, data, strides, size0, size1); });
+            { accumulate_2d<scalar_t>(slots, simd, ntensors, data, strides, size0, size1); });
       });
   return iter.output();
 }

@@ -6,10 +6,12 @@
 // Exception translation: neml2::aoti::ConvergenceError (and a recoverable AggregateError) raise
 // the single Python ConvergenceError class chosen by neml2.aoti._errors; every other neml2
 // exception raises neml2.aoti.FatalError. Both are RuntimeError subclasses.
+#include <c10/core/CPUAllocator.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -134,10 +136,16 @@ PYBIND11_MODULE(_aoti, m)
         "Whether NEML2_CAPTURE_SOLVE_FAILURE is truthy.");
   m.def("keep_large_allocations",
         &keep_large_allocations,
-        "Apply the process's large-allocation policy (once); whether it is active.");
+        "Opt in to the process's large-allocation policy (glibc mmap/trim thresholds raised to "
+        "1 GiB; applied once); whether it is active.");
   m.def("cache_call_buffers",
         &cache_call_buffers,
-        "Install the buffer cache of runtime calls (once); whether it is active.");
+        "Opt in to the buffer cache of runtime calls (a caching CPU allocator in front of torch's; "
+        "installed once); whether it is active.");
+  m.def(
+      "_cpu_allocator_address",
+      [] { return reinterpret_cast<std::uintptr_t>(c10::GetCPUAllocator()); },
+      "The address of c10's current CPU allocator (tests: whether it was replaced).");
   m.def("buffer_cache_bytes",
         &buffer_cache_bytes,
         "Bytes of freed buffers the buffer cache holds for reuse.");

@@ -1,10 +1,12 @@
 // batched_dense_solve against at::linalg_solve: pivoting, several right-hand sides, both dtypes,
-// the fallback sizes, singular elements, and bad inputs.
+// the fallback sizes, singular elements, and bad inputs; on every SIMD path this CPU supports,
+// each bit-identical to the scalar path.
 #include <ATen/ATen.h>
 
 #include "check.h"
 #include "neml2/csrc/aoti/Exception.h"
 #include "neml2/csrc/aoti/linalg.h"
+#include "neml2/csrc/aoti/simd.h"
 
 using namespace neml2::aoti;
 
@@ -34,12 +36,17 @@ compare(int64_t n, int64_t k, at::ScalarType dtype, double tol)
   const int64_t B = 37;
   auto A = pivoting_matrices(B, n, dtype);
   auto b = k == 0 ? at::randn({B, n}, A.options()) : at::randn({B, n, k}, A.options());
-  auto x = batched_dense_solve(A, b);
-  EXPECT(x.sizes() == b.sizes());
-  EXPECT(x.scalar_type() == dtype);
   auto rhs = k == 0 ? b.unsqueeze(-1) : b;
   auto ref = at::linalg_solve(A.to(at::kDouble), rhs.to(at::kDouble));
-  EXPECT(max_err(k == 0 ? x.unsqueeze(-1) : x, ref) < tol);
+  const auto scalar = batched_dense_solve(A, b, SimdPath::scalar);
+  for (auto path : supported_simd_paths())
+  {
+    auto x = batched_dense_solve(A, b, path);
+    EXPECT(x.sizes() == b.sizes());
+    EXPECT(x.scalar_type() == dtype);
+    EXPECT(max_err(k == 0 ? x.unsqueeze(-1) : x, ref) < tol);
+    EXPECT(at::equal(x, scalar)); // the lanes round exactly as the scalar kernel does
+  }
 }
 } // namespace
 
@@ -94,6 +101,35 @@ TEST_CASE(noncontiguous_and_empty)
   auto A0 = at::zeros({0, 4, 4}, A.options());
   auto b0 = at::zeros({0, 4}, A.options());
   EXPECT(batched_dense_solve(A0, b0).sizes() == at::IntArrayRef({0, 4}));
+}
+
+TEST_CASE(every_batch_size_on_every_path)
+{
+  // batches around the lane widths (4, 8, 16) and the kernels' scratch sizes: the lane groups,
+  // the scalar tail and their scratch are sized exactly (nox -s sanitize sees any overrun)
+  for (auto dtype : {at::kDouble, at::kFloat})
+    for (int64_t n : {2, 7, 19, 25})
+      for (int64_t B : {1, 3, 4, 5, 8, 9, 16, 17, 33})
+        for (int64_t k : {1, 5, 9})
+        {
+          at::manual_seed(B * 1000 + n * 10 + k);
+          auto A = pivoting_matrices(B, n, dtype);
+          auto b = at::randn({B, n, k}, A.options());
+          const auto scalar = batched_dense_solve(A, b, SimdPath::scalar);
+          auto ref = at::linalg_solve(A.to(at::kDouble), b.to(at::kDouble));
+          EXPECT(max_err(scalar, ref) < (dtype == at::kDouble ? 1e-12 : 1e-4));
+          for (auto path : supported_simd_paths())
+            EXPECT(at::equal(batched_dense_solve(A, b, path), scalar));
+        }
+}
+
+TEST_CASE(unsupported_path_is_refused)
+{
+  auto A = at::eye(3, at::kDouble).expand({4, 3, 3}).contiguous();
+  auto b = at::ones({4, 3}, at::kDouble);
+  for (auto path : {SimdPath::avx2, SimdPath::avx512})
+    if (!simd_path_supported(path))
+      EXPECT_THROWS(FatalError, batched_dense_solve(A, b, path), "not available on this CPU");
 }
 
 TEST_CASE(bad_inputs)

@@ -113,3 +113,43 @@ def test_threads_sharing_one_model_match_serial(
         t.join()
     for got, ref in zip(results, serial, strict=True):
         assert got is not None and torch.equal(got, ref)
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_chaboche_shared_by_8_threads_with_mixed_batches(
+    artifact: Callable[[str], Path],
+    scenario_inputs: Callable[[Model, int], dict[str, torch.Tensor]],
+    device: torch.device,
+    dtype: torch.dtype,
+    round_: int,
+) -> None:
+    """One compiled Chaboche model called from 8 threads at once, batch sizes from 1 to 1000
+    (lane groups of every width, scalar tails, one element): forward and jacobian are bit for
+    bit the serial results, three rounds in a row (``nox -s native`` repeats this per SIMD path).
+    """
+    model = relax_for_float32(Model(artifact("chaboche"), device, dtype))
+    batches = [1, 3, 4, 17, 64, 250, 999, 1000]
+    inputs = [scenario_inputs(model, b) for b in batches]
+    serial = [(model.forward(x), model.jacobian(x)) for x in inputs]
+    results: list[object] = [None] * len(batches)
+    barrier = threading.Barrier(len(batches))
+
+    def work(k: int) -> None:
+        barrier.wait()
+        results[k] = (model.forward(inputs[k]), model.jacobian(inputs[k]))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for b, (forward, (values, J)), res in zip(batches, serial, results, strict=True):
+        assert isinstance(res, tuple), f"batch {b}: the thread did not finish"
+        got_forward, (got_values, got_J) = res
+        for n in forward:
+            assert torch.equal(got_forward[n], forward[n]), (b, n)
+        for n in values:
+            assert torch.equal(got_values[n], values[n]), (b, n)
+        for o in J:
+            for i in J[o]:
+                assert torch.equal(got_J[o][i], J[o][i]), (b, o, i)

@@ -66,11 +66,14 @@ def test_boundary_matches_eager(pair: tuple[str, Model, Any]) -> None:
     assert compiled.output_base_shapes == [list(c.BASE_SHAPE) for c in eager.output_spec.values()]
 
 
+@pytest.mark.parametrize("batch", [5, 64])  # 64: full lane groups of every SIMD width
 def test_forward(
-    pair: tuple[str, Model, Any], scenario_inputs: Callable[[Model, int], dict[str, torch.Tensor]]
+    pair: tuple[str, Model, Any],
+    scenario_inputs: Callable[[Model, int], dict[str, torch.Tensor]],
+    batch: int,
 ) -> None:
     name, compiled, eager = pair
-    x = scenario_inputs(compiled, 5)
+    x = scenario_inputs(compiled, batch)
     got = compiled.forward(x)
     ref = eager.call_by_name(x)
     assert list(got) == list(ref), "outputs come back in output_names order"
@@ -79,11 +82,14 @@ def test_forward(
         _close(value, _raw(ref[out]), f"{name}: forward {out}")
 
 
+@pytest.mark.parametrize("batch", [3, 64])
 def test_jacobian(
-    pair: tuple[str, Model, Any], scenario_inputs: Callable[[Model, int], dict[str, torch.Tensor]]
+    pair: tuple[str, Model, Any],
+    scenario_inputs: Callable[[Model, int], dict[str, torch.Tensor]],
+    batch: int,
 ) -> None:
     name, compiled, eager = pair
-    x = scenario_inputs(compiled, 3)
+    x = scenario_inputs(compiled, batch)
     values, J = compiled.jacobian(x)
     ref_values, ref_J = eager.jacobian(x)
     for out in values:

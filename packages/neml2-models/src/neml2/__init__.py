@@ -52,6 +52,7 @@ _LAZY: dict[str, str] = {
     "ModelUnitTestReport": "neml2.drivers",
     "compile": "neml2.jit",
     "compiled_graph": "neml2.jit",
+    "keep_large_allocations": "neml2.tensors._allocator",
 }
 _SUBMODULES = (
     "log",

@@ -8,6 +8,10 @@ holds its pybind11 bindings and needs nothing but torch at runtime:
   ``named_parameters``, ``set_parameter``, ``set_solver_config``;
 * ``ConvergenceError`` is the one recoverable error class shared with neml2-models (see
   :mod:`neml2.aoti._errors`), ``FatalError`` every other runtime error;
+* :func:`simd_path` / :func:`supported_simd_paths`: the CPU code path of the native kernels
+  (``NEML2_SIMD=auto|avx512|avx2|scalar``);
+* :func:`keep_large_allocations` and :func:`cache_call_buffers`: process-wide allocation
+  policies, applied only when called (or opted into by environment, see the README);
 * ``AOTIModel``, the ``[Models]`` shim of an artifact, needs neml2-models and is imported on
   first access (``neml2.aoti.AOTIModel``), or by the factory through the ``neml2.objects``
   entry point.
@@ -25,6 +29,8 @@ from neml2.aoti._aoti import canonicalize_inputs as canonicalize_inputs
 from neml2.aoti._aoti import capture_solve_failure as capture_solve_failure
 from neml2.aoti._aoti import env_truthy as env_truthy
 from neml2.aoti._aoti import keep_large_allocations as keep_large_allocations
+from neml2.aoti._aoti import simd_path as simd_path
+from neml2.aoti._aoti import supported_simd_paths as supported_simd_paths
 from neml2.aoti._errors import ConvergenceError as ConvergenceError
 from neml2.aoti._errors import FatalError as FatalError
 from neml2.aoti._paths import cmake_prefix_path as cmake_prefix_path

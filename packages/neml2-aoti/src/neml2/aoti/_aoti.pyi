@@ -41,14 +41,32 @@ def _throw(
 ) -> None:
     """Throw a C++ exception of the given kind to exercise the translator."""
 
-def batched_dense_solve(A: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def simd_path() -> str:
+    """The SIMD path the native kernels take in this process (``NEML2_SIMD``, read once).
+
+    ``auto`` or unset takes the widest supported path; an unknown name or a path this CPU lacks
+    raises :class:`FatalError`.
+    """
+
+def supported_simd_paths() -> list[str]:
+    """The SIMD paths this CPU and build support, ``"scalar"`` first and the widest last."""
+
+def batched_dense_solve(
+    A: torch.Tensor, b: torch.Tensor, *, simd: str | None = None
+) -> torch.Tensor:
     """Solve ``A x = b`` per batch element: ``A (B, n, n)``, ``b (B, n)`` or ``(B, n, k)``.
 
-    A singular element gives a non-finite ``x`` for that element only (no error).
+    A singular element gives a non-finite ``x`` for that element only (no error). ``simd``
+    forces a kernel path for this call (``"scalar"``, ``"avx2"``, ``"avx512"``); None takes
+    :func:`simd_path`. Every path rounds identically.
     """
 
 def batched_parts_solve(
-    parts: Sequence[tuple[int, int, torch.Tensor]], n: int, b: torch.Tensor
+    parts: Sequence[tuple[int, int, torch.Tensor]],
+    n: int,
+    b: torch.Tensor,
+    *,
+    simd: str | None = None,
 ) -> torch.Tensor:
     """:func:`batched_dense_solve` of the ``(B, n, n)`` matrices that are zero outside ``parts``.
 
@@ -59,6 +77,8 @@ def batched_parts_solve(
 
 def sum_of_products(
     terms: Sequence[tuple[float, torch.Tensor | None, torch.Tensor]],
+    *,
+    simd: str | None = None,
 ) -> torch.Tensor:
     """``sum(scale * a * b for scale, a, b in terms)`` over broadcast operands, in one pass.
 

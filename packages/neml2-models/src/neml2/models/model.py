@@ -33,9 +33,9 @@ from neml2.models.chain_rule import (
 )
 from neml2.schema import HitSchema
 from neml2.tensors import TensorWrapper
-from neml2.tensors._allocator import keep_large_allocations
+from neml2.tensors._allocator import apply_environment_opt_in
 
-keep_large_allocations()  # batch-sized buffers are reused, not page-faulted on every call
+apply_environment_opt_in()  # NEML2_KEEP_LARGE_ALLOCATIONS=1: reuse batch-sized heap buffers
 
 __all__ = [
     "ChainRuleAction",

@@ -14,10 +14,6 @@ NEML2_AOTI_EXPORT bool env_truthy(const char * value) noexcept;
 /// env_truthy(getenv(name)).
 NEML2_AOTI_EXPORT bool env_flag(const char * name) noexcept;
 
-/// Whether the opt-out switch `name` is set to a falsy value (e.g. NEML2_BUFFER_CACHE=0): unset
-/// means on.
-NEML2_AOTI_EXPORT bool env_opted_out(const char * name) noexcept;
-
 /// NEML2_CAPTURE_SOLVE_FAILURE: re-run a failing solve in masked mode so the ConvergenceError
 /// carries converged_mask() and unknowns().
 NEML2_AOTI_EXPORT bool capture_solve_failure() noexcept;

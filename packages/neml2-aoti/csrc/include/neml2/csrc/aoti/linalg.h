@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
 
 #include "neml2/csrc/aoti/export.h"
+#include "neml2/csrc/aoti/simd.h"
 
 namespace neml2::aoti
 {
@@ -20,8 +22,12 @@ inline constexpr int64_t batched_dense_solve_max_n = 32;
 /// otherwise at::linalg_solve_ex. A may have any strides (each element is gathered; batch-last
 /// Jacobians need no transposing copy); x is contiguous. Returns x with b's
 /// shape. A singular element gives non-finite x for that element only (no throw), so Newton's
-/// non-finite check catches it. Throws FatalError on mismatched shapes/dtypes/devices.
-NEML2_AOTI_EXPORT at::Tensor batched_dense_solve(const at::Tensor & A, const at::Tensor & b);
+/// non-finite check catches it. The native LU runs on `path` (default: simd_path(), i.e.
+/// NEML2_SIMD); every path rounds identically. Throws FatalError on mismatched
+/// shapes/dtypes/devices and on a path this CPU lacks.
+NEML2_AOTI_EXPORT at::Tensor batched_dense_solve(const at::Tensor & A,
+                                                 const at::Tensor & b,
+                                                 std::optional<SimdPath> path = std::nullopt);
 
 /// One block of a batch of (B, n, n) matrices: rows [row, row + t.size(1)) and columns
 /// [col, col + t.size(2)) are t (B, rows, cols) (any strides; batch 1 broadcasts).
@@ -36,6 +42,8 @@ struct MatrixPart
 /// Jacobian (the compiled `_jacobian` graphs return one per residual variable and unknown) is
 /// never assembled; the at::linalg_solve_ex fallback assembles the dense matrices first. Throws
 /// FatalError naming the part that does not fit (shape, position, dtype, device).
-NEML2_AOTI_EXPORT at::Tensor
-batched_parts_solve(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor & b);
+NEML2_AOTI_EXPORT at::Tensor batched_parts_solve(const std::vector<MatrixPart> & parts,
+                                                 int64_t n,
+                                                 const at::Tensor & b,
+                                                 std::optional<SimdPath> path = std::nullopt);
 } // namespace neml2::aoti

@@ -1,11 +1,13 @@
 // One-pass sums of broadcast products, for py-eager's forward chain rule.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
 
 #include "neml2/csrc/aoti/export.h"
+#include "neml2/csrc/aoti/simd.h"
 
 namespace neml2::aoti
 {
@@ -29,7 +31,9 @@ struct ProductTerm
 /// innermost axis is first copied into that order (a batch-outermost value among
 /// batch-innermost tangents). Terms are summed in order,
 /// broadcast factors folded into the scale, so the result equals the ATen sequence up to
-/// rounding. Throws FatalError naming the term at fault (no terms, undefined b, dtype,
-/// device, shapes that do not broadcast).
-NEML2_AOTI_EXPORT at::Tensor sum_of_products(const std::vector<ProductTerm> & terms);
+/// rounding. The rows are summed with the vectors of `path` (default: simd_path(), i.e.
+/// NEML2_SIMD). Throws FatalError naming the term at fault (no terms, undefined b, dtype,
+/// device, shapes that do not broadcast) and on a path this CPU lacks.
+NEML2_AOTI_EXPORT at::Tensor sum_of_products(const std::vector<ProductTerm> & terms,
+                                             std::optional<SimdPath> path = std::nullopt);
 } // namespace neml2::aoti
