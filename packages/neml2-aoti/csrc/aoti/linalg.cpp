@@ -351,44 +351,59 @@ swap_rows(V * __restrict m, int64_t cols, int64_t j0, int64_t c, const IV & p)
   }
 }
 
+/// Lane vector x[r] <-> entry `off` of the W elements' right-hand sides (nk apart), one scalar
+/// move per lane. `load` picks the direction.
+template <typename V, typename T, int64_t W, bool load>
+__attribute__((always_inline)) inline void
+move_entry(T * __restrict xp, V * __restrict x, int64_t nk, int64_t r, int64_t off)
+{
+  for (int64_t l = 0; l < W; ++l)
+    if constexpr (load)
+      x[r][l] = xp[l * nk + off];
+    else
+      xp[l * nk + off] = x[r][l];
+}
+
+/// Lane vectors x[r .. r + W - 1] <-> entries off .. off + W - 1 of the W elements' right-hand
+/// sides (nk apart): W vector moves and a transpose. `load` picks the direction.
+template <typename V, typename IV, typename T, int64_t W, bool load>
+__attribute__((always_inline)) inline void
+move_run(T * __restrict xp, V * __restrict x, int64_t nk, int64_t r, int64_t off)
+{
+  if constexpr (load)
+    load_transposed<V, IV, T, W>(xp + off, nk, x + r);
+  else
+    store_transposed<V, IV, T, W>(x + r, xp + off, nk);
+}
+
 /// Columns q0 .. q0 + kc - 1 of the W elements' right-hand sides (xp, n x k row-major each, nk =
 /// n k apart) <-> the lane vectors x (n x kc row-major). `load` picks the direction.
+///
+/// Every helper a lane kernel calls is an always_inline function, never a lambda: a lambda is
+/// compiled without the caller's target("avx...") attribute, so out of line it would run legacy
+/// SSE code inside AVX code (measured: each such call left the following ATen kernels of the
+/// process up to 5x slower, the SSE/AVX transition penalty).
 template <typename V, typename IV, typename T, int64_t W, bool load>
 __attribute__((always_inline)) inline void
 move_rhs(T * __restrict xp, V * __restrict x, int64_t n, int64_t k, int64_t q0, int64_t kc)
 {
   const int64_t nk = n * k;
-  auto one = [&](int64_t r, int64_t off)
-  {
-    for (int64_t l = 0; l < W; ++l)
-      if constexpr (load)
-        x[r][l] = xp[l * nk + off];
-      else
-        xp[l * nk + off] = x[r][l];
-  };
-  auto run = [&](int64_t r, int64_t off)
-  {
-    if constexpr (load)
-      load_transposed<V, IV, T, W>(xp + off, nk, x + r);
-    else
-      store_transposed<V, IV, T, W>(x + r, xp + off, nk);
-  };
   if (kc == k) // every column: the rows are one run of n k entries
   {
     int64_t r = 0;
     for (; r + W <= nk; r += W)
-      run(r, r);
+      move_run<V, IV, T, W, load>(xp, x, nk, r, r);
     for (; r < nk; ++r)
-      one(r, r);
+      move_entry<V, T, W, load>(xp, x, nk, r, r);
     return;
   }
   for (int64_t i = 0; i < n; ++i)
   {
     int64_t q = 0;
     for (; q + W <= kc; q += W)
-      run(i * kc + q, i * k + q0 + q);
+      move_run<V, IV, T, W, load>(xp, x, nk, i * kc + q, i * k + q0 + q);
     for (; q < kc; ++q)
-      one(i * kc + q, i * k + q0 + q);
+      move_entry<V, T, W, load>(xp, x, nk, i * kc + q, i * k + q0 + q);
   }
 }
 

@@ -79,9 +79,14 @@ newton_log_level()
   return chan >= 0 ? chan : all;
 }
 
+/// |v| over the last axis. A compiled graph stores its residual batch-innermost, where ATen's
+/// norm kernel builds an iterator per batch row (about 1 ms per 10^4 rows of 19 here) while a
+/// sum of squares reduces across the batch in vectors (0.12 ms); both are sqrt(sum v_i^2).
 at::Tensor
 vnorm(const at::Tensor & v)
 {
+  if (v.dim() > 0 && v.size(-1) > 1 && v.stride(-1) != 1)
+    return v.square().sum(-1).sqrt();
   return at::linalg_vector_norm(v, 2, {-1});
 }
 
