@@ -1,5 +1,6 @@
 #include "neml2/csrc/aoti/allocator.h"
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -15,6 +16,11 @@
 
 namespace neml2::aoti
 {
+namespace
+{
+std::atomic<bool> large_kept{false};
+} // namespace
+
 bool
 keep_large_allocations() noexcept
 {
@@ -27,7 +33,14 @@ keep_large_allocations() noexcept
     return false;
 #endif
   }();
+  large_kept = active;
   return active;
+}
+
+bool
+large_allocations_kept() noexcept
+{
+  return large_kept;
 }
 
 namespace

@@ -1,6 +1,6 @@
-// The buffer cache of runtime calls (cache_call_buffers / CallBufferScope): inside a scope, a
-// freed buffer is reused by the next allocation of its size class; outside, allocations pass
-// through; data stays 64-byte aligned and holds what was written; a failed allocation releases
+// The buffer cache of runtime calls (opt-in: cache_call_buffers / CallBufferScope): inside a
+// scope, a freed buffer is reused by the next allocation of its size class; outside, allocations
+// pass through; data stays 64-byte aligned and holds what was written; a failed allocation releases
 // the cache before its retry; threads share it safely.
 #include <ATen/ATen.h>
 #include <c10/core/CPUAllocator.h>
@@ -34,7 +34,7 @@ void
 require_cache()
 {
   if (!cache_call_buffers())
-    throw check::Skip("the buffer cache is off (NEML2_BUFFER_CACHE=0 or a foreign CPU allocator)");
+    throw check::Skip("the buffer cache cannot be installed (a foreign CPU allocator)");
 }
 } // namespace
 

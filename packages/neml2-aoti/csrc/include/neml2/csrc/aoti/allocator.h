@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "neml2/csrc/aoti/export.h"
 
@@ -24,6 +25,14 @@ inline constexpr std::size_t large_allocation_threshold = std::size_t(1) << 30;
 /// to large_allocation_threshold of freed memory stays with the process. Returns true when the
 /// policy is active.
 NEML2_AOTI_EXPORT bool keep_large_allocations() noexcept;
+
+/// Whether keep_large_allocations() has been applied (and is active) in this process.
+NEML2_AOTI_EXPORT bool large_allocations_kept() noexcept;
+
+/// Bytes: without the large-allocation policy, the automatic row block of an implicit segment
+/// keeps one block's Newton matrix within this: glibc's largest dynamic mmap threshold, up to
+/// which a freed buffer raises the threshold and the next one of its size comes from the heap.
+inline constexpr int64_t unkept_block_matrix_bytes = int64_t(32) << 20;
 
 /// Smallest and largest allocations (bytes) a CallBufferScope serves from the buffer cache.
 inline constexpr std::size_t cached_buffer_min_bytes = std::size_t(1) << 10;
