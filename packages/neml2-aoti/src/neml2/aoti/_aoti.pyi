@@ -25,13 +25,18 @@ def capture_solve_failure() -> bool:
     """Whether ``NEML2_CAPTURE_SOLVE_FAILURE`` is truthy."""
 
 def keep_large_allocations() -> bool:
-    """Apply the process's large-allocation policy (once); whether it is active."""
+    """Opt in to the process's large-allocation policy (glibc's mmap and trim thresholds raised
+    to 1 GiB; applied once); whether it is active."""
 
 def cache_call_buffers() -> bool:
-    """Install the buffer cache of runtime calls (once); whether it is active."""
+    """Opt in to the buffer cache of runtime calls (a caching CPU allocator in front of torch's;
+    installed once); whether it is active."""
 
 def buffer_cache_bytes() -> int:
     """Bytes of freed buffers the buffer cache holds for reuse."""
+
+def _cpu_allocator_address() -> int:
+    """The address of c10's current CPU allocator (tests: whether it was replaced)."""
 
 def _throw(
     kind: str,
