@@ -741,13 +741,6 @@ assemble_parts(const std::vector<MatrixPart> & parts, int64_t n, const at::Tenso
   return A;
 }
 
-/// The caller's path (checked against the CPU) or, by default, the process's (NEML2_SIMD).
-SimdPath
-chosen_path(std::optional<SimdPath> path, const std::string & who)
-{
-  return path ? require_simd_path(*path, who) : simd_path();
-}
-
 bool
 native_ok(const at::Tensor & t, int64_t n)
 {
@@ -760,7 +753,7 @@ native_ok(const at::Tensor & t, int64_t n)
 at::Tensor
 batched_dense_solve(const at::Tensor & A, const at::Tensor & b, std::optional<SimdPath> path)
 {
-  const auto chosen = chosen_path(path, "batched_dense_solve");
+  const auto chosen = kernel_simd_path(path, "batched_dense_solve");
   check_inputs(A, b);
   const int64_t n = A.size(1);
   if (native_ok(A, n) && !b.requires_grad())
@@ -777,7 +770,7 @@ batched_parts_solve(const std::vector<MatrixPart> & parts,
                     const at::Tensor & b,
                     std::optional<SimdPath> path)
 {
-  const auto chosen = chosen_path(path, "batched_parts_solve");
+  const auto chosen = kernel_simd_path(path, "batched_parts_solve");
   check_parts(parts, n, b);
   bool native = native_ok(b, n);
   for (const auto & p : parts)

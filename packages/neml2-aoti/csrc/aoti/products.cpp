@@ -389,7 +389,7 @@ iterator_for(const std::vector<ProductTerm> & terms, std::vector<at::Tensor> & i
 at::Tensor
 sum_of_products(const std::vector<ProductTerm> & terms, std::optional<SimdPath> path)
 {
-  const SimdPath simd = path ? require_simd_path(*path, "sum_of_products") : simd_path();
+  const SimdPath simd = kernel_simd_path(path, "sum_of_products");
   auto [inputs, slots] = distinct_operands(terms);
   largest_first(inputs, slots);
   auto iter = iterator_for(terms, inputs);

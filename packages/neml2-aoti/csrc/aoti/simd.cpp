@@ -130,4 +130,10 @@ require_simd_path(SimdPath path, const std::string & who)
                      names(supported_simd_paths()));
   return path;
 }
+
+SimdPath
+kernel_simd_path(std::optional<SimdPath> path, const std::string & who)
+{
+  return path ? require_simd_path(*path, who) : simd_path();
+}
 } // namespace neml2::aoti

@@ -72,19 +72,14 @@ def test_host_process_untouched_by_default(
 
 
 @glibc_only
-def test_environment_opt_ins(
-    artifact: Callable[[str], Path], scenario_file: Callable[[str], Path]
+@pytest.mark.parametrize(("how", "env"), [("none", dict.fromkeys(OPT_INS, "1")), ("call", {})])
+def test_opt_ins_by_environment_or_call(
+    artifact: Callable[[str], Path],
+    scenario_file: Callable[[str], Path],
+    how: str,
+    env: dict[str, str],
 ) -> None:
-    env = dict.fromkeys(OPT_INS, "1")
-    got = _probe(artifact("elasticity"), scenario_file("elasticity"), "none", **env)
-    assert got == "allocator_replaced=True mmapped=False"
-
-
-@glibc_only
-def test_explicit_opt_ins(
-    artifact: Callable[[str], Path], scenario_file: Callable[[str], Path]
-) -> None:
-    got = _probe(artifact("elasticity"), scenario_file("elasticity"), "call")
+    got = _probe(artifact("elasticity"), scenario_file("elasticity"), how, **env)
     assert got == "allocator_replaced=True mmapped=False"
 
 

@@ -1,6 +1,7 @@
 // Which CPU-specific code path the native kernels take (batched LU, sum_of_products).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,4 +46,7 @@ NEML2_AOTI_EXPORT SimdPath simd_path();
 
 /// `path` if supported, else a FatalError naming `who`, the path and the paths available.
 NEML2_AOTI_EXPORT SimdPath require_simd_path(SimdPath path, const std::string & who);
+
+/// The path a kernel `who` runs on: the caller's (require_simd_path), else simd_path().
+NEML2_AOTI_EXPORT SimdPath kernel_simd_path(std::optional<SimdPath> path, const std::string & who);
 } // namespace neml2::aoti
