@@ -100,6 +100,38 @@ def test_any_storage_order_solves_bit_identically(
     assert torch.equal(batched_dense_solve(stored, b, simd=simd), want)
 
 
+@pytest.mark.parametrize("n", [5, 19, 25])
+def test_pivot_ties_and_nans_choose_as_the_sequential_search(
+    n: int, dtype: torch.dtype, simd: str
+) -> None:
+    """The lane kernels search each pivot column in two halves at once; the chosen row must be
+    the scalar kernel's sequential choice, the first row of largest magnitude, with NaNs never
+    chosen and a NaN diagonal kept. Small-integer matrices tie in magnitude within and across
+    the halves of many columns (a different tie-break rounds differently); NaNs sit above, on
+    and below the middle row. Every path equals the scalar one bit for bit, NaNs included."""
+    B = 16 * 3 + 5
+    g = torch.Generator().manual_seed(300 + n)
+    A = torch.randint(-3, 4, (B, n, n), generator=g).to(dtype)
+    A[0] = 0.0
+    A[0, 1, 0] = A[0, n - 1, 0] = -2.0  # the tie at rows 1 and n - 1 of column 0
+    A[0, 1:, 1:] += 3 * torch.eye(n - 1, dtype=dtype)
+    A[0, 0, n - 1] = 1.0
+    A[5, 1 + (n - 1) // 2, 0] = float("nan")  # NaN first in the lower half
+    A[9, n - 1, 0] = float("nan")  # NaN last in the lower half
+    A[6, 1, 0] = float("nan")  # NaN in the upper half
+    A[7, 0, 0] = float("nan")  # NaN diagonal
+    A[8, :, 0] = -0.0
+    A[8, 0, 0] = 0.0
+    A[8, n - 1, 0] = 1.0
+    b = torch.randn(B, n, 2, dtype=torch.float64, generator=g).to(dtype)
+    want = batched_dense_solve(A, b, simd="scalar")
+    got = batched_dense_solve(A, b, simd=simd)
+    torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+    assert want[0].isfinite().all() and not want[7].isfinite().any()
+    ref = torch.linalg.solve(A[:1].double(), b[:1].double())
+    torch.testing.assert_close(want[:1].double(), ref, rtol=_tol(dtype), atol=_tol(dtype))
+
+
 def test_zero_leading_pivot(dtype: torch.dtype, simd: str) -> None:
     A = torch.tensor([[[0.0, 2.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 4.0]]], dtype=dtype)
     b = torch.tensor([[2.0, 3.0, 8.0]], dtype=dtype)

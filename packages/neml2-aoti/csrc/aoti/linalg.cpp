@@ -46,16 +46,25 @@ constexpr int64_t kRhsChunk = 8;
 /// How a lane kernel loads entries for its W elements (see load_plan).
 enum class Load : int8_t
 {
-  BatchInner, // entry ij, stored batch-innermost: one vector load
+  BatchInner, // entry ij, stored batch-innermost: one vector load (a run of `count` entries)
+  Broadcast,  // entry ij, the same value for every element (stride 0, e.g. no part covers it)
   Row,        // entries ij .. ij + W - 1 at consecutive addresses: W loads and a transpose
   Column,     // entries ij, ij + n, .., ij + (W - 1) n at consecutive addresses: the same
   Scalar,     // entry ij: one scalar load per element
 };
 
+/// One step of a load plan: entry ij of element e is base[e * stride]. A BatchInner step covers
+/// the run ij .. ij + count - 1, entry ij + t at base + t * delta (one address step per entry,
+/// no table lookups: the n*n loads are a large part of a small solve).
+template <typename T>
 struct LoadOp
 {
   int64_t ij;
   Load kind;
+  const T * base;
+  int64_t stride;
+  int64_t count = 1;
+  int64_t delta = 0;
 };
 
 /// Where each element's entries are: entry (i, j) of element e is ptr[i n + j][e stride[i n + j]]
@@ -66,7 +75,7 @@ struct Entries
 {
   std::vector<const T *> ptr;
   std::vector<int64_t> stride;
-  std::vector<LoadOp> plan;
+  std::vector<LoadOp<T>> plan;
 };
 
 template <typename T>
@@ -111,12 +120,13 @@ consecutive_runs(const Entries<T> & e, int64_t n, int64_t step)
 }
 
 /// The loads that fill the n*n lane vectors of W elements from `e`, in row-major order of their
-/// first entry: batch-innermost entries one vector each; otherwise W entries at consecutive
-/// addresses along a row (row-major storage) or down a column (column-major storage, e.g. a
-/// compiled graph's Jacobian laid out (n, B, n) column by column) loaded together and transposed;
-/// the rest one scalar per element.
+/// first entry: batch-innermost entries one vector each, consecutive ones whose addresses advance
+/// by a constant step as one run; broadcast entries (stride 0) one splat; otherwise W entries at
+/// consecutive addresses along a row (row-major storage) or down a column (column-major storage,
+/// e.g. a compiled graph's Jacobian laid out (n, B, n) column by column) loaded together and
+/// transposed; the rest one scalar per element.
 template <typename T>
-std::vector<LoadOp>
+std::vector<LoadOp<T>>
 load_plan(const Entries<T> & e, int64_t n, int64_t W)
 {
   const auto nn = static_cast<std::size_t>(n * n);
@@ -129,23 +139,36 @@ load_plan(const Entries<T> & e, int64_t n, int64_t W)
         return false;
     return true;
   };
-  std::vector<LoadOp> plan;
+  std::vector<LoadOp<T>> plan;
   for (int64_t ij = 0; ij < n * n; ++ij)
   {
     const auto u = static_cast<std::size_t>(ij);
     if (loaded[u])
       continue;
-    Load kind = Load::Scalar;
+    LoadOp<T> op{ij, Load::Scalar, e.ptr[u], e.stride[u]};
     int64_t step = 0;
     if (e.stride[u] == 1)
-      kind = Load::BatchInner;
+    {
+      op.kind = Load::BatchInner;
+      // extend the run while the next entry is batch-innermost at the same address step
+      for (auto v = u + 1; v < nn && !loaded[v] && e.stride[v] == 1; ++v)
+      {
+        const int64_t d = e.ptr[v] - e.ptr[v - 1];
+        if (op.count > 1 && d != op.delta)
+          break;
+        op.delta = d;
+        ++op.count;
+      }
+    }
+    else if (e.stride[u] == 0)
+      op.kind = Load::Broadcast;
     else if (along[u] >= W && free_run(ij, 1))
-      kind = Load::Row, step = 1;
+      op.kind = Load::Row, step = 1;
     else if (down[u] >= W && free_run(ij, n))
-      kind = Load::Column, step = n;
-    plan.push_back({ij, kind});
-    for (int64_t t = 0; t < (step ? W : 1); ++t)
-      loaded[static_cast<std::size_t>(ij + t * step)] = 1;
+      op.kind = Load::Column, step = n;
+    plan.push_back(op);
+    for (int64_t t = 0; t < (step ? W : op.count); ++t)
+      loaded[static_cast<std::size_t>(ij + t * (step ? step : 1))] = 1;
   }
   return plan;
 }
@@ -201,17 +224,20 @@ solve_one(const T * const * __restrict ptr,
         xi[r] -= l * xc[r];
     }
   }
+  // back substitution by columns (as back_substitute): x_i is final once scaled, then leaves
+  // the rows above it
   for (int64_t i = n - 1; i >= 0; --i)
   {
-    const T * __restrict ri = a + i * n;
-    const T inv = T(1) / ri[i];
+    const T inv = T(1) / a[i * n + i];
     T * __restrict xi = x + i * k;
     for (int64_t r = 0; r < k; ++r)
+      xi[r] *= inv;
+    for (int64_t p = 0; p < i; ++p)
     {
-      T s = xi[r];
-      for (int64_t j = i + 1; j < n; ++j)
-        s -= ri[j] * x[j * k + r];
-      xi[r] = s * inv;
+      const T m = a[p * n + i];
+      T * __restrict xq = x + p * k;
+      for (int64_t r = 0; r < k; ++r)
+        xq[r] -= m * xi[r];
     }
   }
 }
@@ -407,7 +433,10 @@ move_rhs(T * __restrict xp, V * __restrict x, int64_t n, int64_t k, int64_t q0, 
   }
 }
 
-/// Back substitution of the kc right-hand sides x (n x kc) through the upper triangle of a.
+/// Back substitution of the kc right-hand sides x (n x kc) through the upper triangle of a, by
+/// columns: x_i = x_i / a_ii is final, then x_r -= a_ri x_i for every row r above it. Row r thus
+/// subtracts its terms from j = n - 1 down to r + 1, as solve_one does; unlike a row-by-row dot
+/// product, the updates of one step are independent (no chain of dependent subtractions).
 template <typename V>
 __attribute__((always_inline)) inline void
 back_substitute(const V * __restrict a, V * __restrict x, int64_t n, int64_t kc)
@@ -416,13 +445,47 @@ back_substitute(const V * __restrict a, V * __restrict x, int64_t n, int64_t kc)
   {
     const V inv = 1 / a[i * n + i];
     for (int64_t q = 0; q < kc; ++q)
+      x[i * kc + q] *= inv;
+    for (int64_t r = 0; r < i; ++r)
     {
-      V sum = x[i * kc + q];
-      for (int64_t j = i + 1; j < n; ++j)
-        sum -= a[i * n + j] * x[j * kc + q];
-      x[i * kc + q] = sum * inv;
+      const V m = a[r * n + i];
+      for (int64_t q = 0; q < kc; ++q)
+        x[r * kc + q] -= m * x[i * kc + q];
     }
   }
+}
+
+/// Per lane, keep (best, piv) or take (|v|, row) when |v| > best: one step of a pivot search.
+template <typename V, typename IV, typename I>
+__attribute__((always_inline)) inline void
+pivot_step(V v, int64_t row, V & best, IV & piv)
+{
+  v = v < V{} ? -v : v;
+  const auto gt = v > best;
+  best = gt ? v : best;
+  piv = gt ? IV{} + static_cast<I>(row) : piv;
+}
+
+/// Per lane, the first row of largest magnitude in column c at or below the diagonal (NaNs never
+/// win; a NaN diagonal keeps row c), as solve_one's sequential search picks it. Two independent
+/// searches over the upper and lower halves of the rows, merged with ties to the upper one,
+/// halve the chain of dependent compare-and-selects. The lower half starts below any magnitude.
+template <typename V, typename IV, typename I>
+__attribute__((always_inline)) inline IV
+pivot_rows(const V * __restrict a, int64_t n, int64_t c)
+{
+  const int64_t mid = c + 1 + (n - c - 1) / 2;
+  V best0 = a[c * n + c];
+  best0 = best0 < V{} ? -best0 : best0;
+  V best1 = V{} - 1;
+  IV piv0 = IV{} + static_cast<I>(c), piv1 = piv0;
+  for (int64_t t = 0; mid + t < n; ++t)
+  {
+    if (c + 1 + t < mid)
+      pivot_step<V, IV, I>(a[(c + 1 + t) * n + c], c + 1 + t, best0, piv0);
+    pivot_step<V, IV, I>(a[(mid + t) * n + c], mid + t, best1, piv1);
+  }
+  return best1 > best0 ? piv1 : piv0;
 }
 
 /// Elements e0 .. e0 + W - 1 of the entry table `e` and xp (n*k each, row-major).
@@ -449,23 +512,26 @@ lanes_body(const Entries<T> & e,
   using IV = typename L::IV;
   using I = typename L::I;
   constexpr int64_t W = L::W;
-  const T * const * __restrict ptr = e.ptr.data();
-  const int64_t * __restrict st = e.stride.data();
   const int64_t n = NF > 0 ? NF : n_rt;
   V a_ct[NF > 0 ? NF * NF : 1];
   V * __restrict a = NF > 0 ? a_ct : a_rt;
   IV pivots[batched_dense_solve_max_n];
-  for (const LoadOp & op : e.plan)
+  for (const LoadOp<T> & op : e.plan)
   {
-    const int64_t ij = op.ij;
-    const T * p = ptr[ij] + e0 * st[ij];
-    const int64_t s = st[ij];
+    const int64_t ij = op.ij, s = op.stride;
+    const T * p = op.base + e0 * s;
     switch (op.kind)
     {
       case Load::BatchInner:
-        // n*n separate streams are too many for the hardware prefetchers: fetch groups ahead
-        __builtin_prefetch(p + kPrefetchGroups * W, 0, 1);
-        std::memcpy(&a[ij], p, sizeof(V));
+        for (int64_t t = 0; t < op.count; ++t, p += op.delta)
+        {
+          // n*n separate streams are too many for the hardware prefetchers: fetch groups ahead
+          __builtin_prefetch(p + kPrefetchGroups * W, 0, 1);
+          std::memcpy(&a[ij + t], p, sizeof(V));
+        }
+        break;
+      case Load::Broadcast:
+        a[ij] = V{} + *p;
         break;
       case Load::Row:
         load_transposed<V, IV, T, W>(p, s, a + ij);
@@ -489,18 +555,7 @@ lanes_body(const Entries<T> & e,
   const V zero = V{};
   for (int64_t c = 0; c < n; ++c)
   {
-    // per lane: the first row of largest magnitude in column c at or below the diagonal
-    V best = a[c * n + c];
-    best = best < zero ? -best : best;
-    IV piv = IV{} + static_cast<I>(c);
-    for (int64_t i = c + 1; i < n; ++i)
-    {
-      V v = a[i * n + c];
-      v = v < zero ? -v : v;
-      const auto gt = v > best;
-      best = gt ? v : best;
-      piv = gt ? IV{} + static_cast<I>(i) : piv;
-    }
+    const IV piv = pivot_rows<V, IV, I>(a, n, c);
     pivots[c] = piv;
     // columns left of c hold the multipliers of their step, by position: they stay in place
     swap_rows<V, IV, I, W>(a, n, c, c, piv);

@@ -297,6 +297,9 @@ newton_solve(NewtonProblem & p,
     if (i >= c.miters)
       break;
     const auto du = step_at(p, x);
+    // the old A is not needed past its step: freed before the next evaluation allocates one
+    x.A = RowBlocks();
+    x.du = at::Tensor();
     x = update(p, x, du, c, lazy, &trace);
     const auto nb_prev = nb;
     nb = vnorm(x.b);

@@ -55,6 +55,7 @@ public:
 
   std::pair<at::Tensor, RowBlocks> residual_and_jacobian(const at::Tensor & u) override
   {
+    forget_jacobian();
     auto out = run_blocks(*_seg.jacobian, u, 2);
     last_u = u;
     last_A = RowBlocks(std::move(out[1]));
@@ -65,6 +66,7 @@ public:
   NewtonEvaluation residual_jacobian_step(const at::Tensor & u) override
   {
     std::vector<at::Tensor> b, A, du;
+    forget_jacobian();
     for_each_block(*_seg.jacobian,
                    u,
                    2,
@@ -148,6 +150,14 @@ public:
   }
 
 private:
+  /// Drop the last Jacobian before the graphs allocate the next one, so that two of them are
+  /// never alive at once (peak memory, and the allocator can reuse the freed block in place).
+  void forget_jacobian()
+  {
+    last_u = at::Tensor();
+    last_A = RowBlocks();
+  }
+
   static at::Tensor concat(const std::vector<at::Tensor> & blocks)
   {
     return blocks.size() == 1 ? blocks.front() : at::cat(blocks, 0);
