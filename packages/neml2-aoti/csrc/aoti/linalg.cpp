@@ -75,6 +75,7 @@ struct Entries
 {
   std::vector<const T *> ptr;
   std::vector<int64_t> stride;
+  std::vector<int> part; // the part an entry comes from (-1: none), so runs stay in one tensor
   std::vector<LoadOp<T>> plan;
 };
 
@@ -84,9 +85,11 @@ entries(const std::vector<MatrixPart> & parts, int64_t n)
 {
   static const T zero = T(0);
   const auto nn = static_cast<std::size_t>(n * n);
-  Entries<T> e{std::vector<const T *>(nn, &zero), std::vector<int64_t>(nn, 0), {}};
-  for (const auto & p : parts)
+  Entries<T> e{
+      std::vector<const T *>(nn, &zero), std::vector<int64_t>(nn, 0), std::vector<int>(nn, -1), {}};
+  for (std::size_t k = 0; k < parts.size(); ++k)
   {
+    const auto & p = parts[k];
     const T * base = p.t.const_data_ptr<T>();
     const int64_t s0 = p.t.size(0) == 1 ? 0 : p.t.stride(0), s1 = p.t.stride(1), s2 = p.t.stride(2);
     for (int64_t i = 0; i < p.t.size(1); ++i)
@@ -95,6 +98,7 @@ entries(const std::vector<MatrixPart> & parts, int64_t n)
         const auto ij = static_cast<std::size_t>((p.row + i) * n + p.col + j);
         e.ptr[ij] = base + i * s1 + j * s2;
         e.stride[ij] = s0;
+        e.part[ij] = static_cast<int>(k);
       }
   }
   return e;
@@ -150,8 +154,9 @@ load_plan(const Entries<T> & e, int64_t n, int64_t W)
     if (e.stride[u] == 1)
     {
       op.kind = Load::BatchInner;
-      // extend the run while the next entry is batch-innermost at the same address step
-      for (auto v = u + 1; v < nn && !loaded[v] && e.stride[v] == 1; ++v)
+      // extend the run while the next entry is batch-innermost in the same part (addresses
+      // within one tensor) at the same address step
+      for (auto v = u + 1; v < nn && !loaded[v] && e.stride[v] == 1 && e.part[v] == e.part[u]; ++v)
       {
         const int64_t d = e.ptr[v] - e.ptr[v - 1];
         if (op.count > 1 && d != op.delta)
