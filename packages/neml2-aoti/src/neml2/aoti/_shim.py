@@ -240,7 +240,7 @@ class AOTIModel(nn.Module):
             batch = outs[o].shape[: outs[o].ndim - out_tr[o]]
             for i, block in row.items():
                 if batch and block.ndim == out_tr[o] + in_tr[i]:
-                    row[i] = block.expand(*batch, *block.shape)
+                    row[i] = block.expand((*batch, *block.shape))
         return J
 
     def param_jacobian(self, inputs: Mapping[str, Any]) -> dict[str, dict[str, torch.Tensor]]:
@@ -326,7 +326,7 @@ class AOTIModel(nn.Module):
             dyn = tuple(_broadcast_shapes(*dyns))
             for (name, x), d in zip(raw.items(), dyns, strict=True):
                 if d != dyn:
-                    raw[name] = x.expand(*dyn, *x.shape[len(d) :])
+                    raw[name] = x.expand((*dyn, *x.shape[len(d) :]))
         return raw, dyn
 
     def _wrap_outputs(

@@ -130,5 +130,5 @@ def canonical_outputs(
             data = data.detach()
         lead = tuple(data.shape[: data.dim() - len(sub) - len(base)])
         full = broadcast_batch(batch, lead)
-        out[info.name] = data if lead == full else data.expand(*full, *sub, *base)
+        out[info.name] = data if lead == full else data.expand((*full, *sub, *base))
     return out

@@ -74,7 +74,7 @@ def fit_rest(
             f"{tuple(batch)} and sub-batch {tuple(sub)}"
         )
     new = (*shp[:k], *(1,) * (len(batch) - len(dyn)), *dyn, *(1,) * (len(sub) - len(tsub)), *tsub)
-    return d.reshape(*new, *base).expand(*shp[:k], *batch, *sub, *base)
+    return d.reshape((*new, *base)).expand((*shp[:k], *batch, *sub, *base))
 
 
 def conform(name: str, x: TensorWrapper, sub: tuple[int, ...]) -> TensorWrapper:
@@ -84,7 +84,7 @@ def conform(name: str, x: TensorWrapper, sub: tuple[int, ...]) -> TensorWrapper:
         return x
     d = x.data
     if x.sub_batch_ndim == 0 and d.dim() == x.BASE_NDIM:
-        return type(x)._wrap(d.expand(*sub, *d.shape), len(sub))
+        return type(x)._wrap(d.expand((*sub, *d.shape)), len(sub))
     if x.sub_batch_ndim == len(sub):
         try:
             d = fit_rest(d, 0, len(sub), d.shape[: d.dim() - x.BASE_NDIM - len(sub)], sub,
@@ -130,7 +130,7 @@ def extract_block(
         t = fullify(t)
     k = t.k_ndim
     d = fit_rest(t.data, k, t.sub_batch_ndim, batch, row_sub, nbase)
-    d = d.expand(*col_sub[:ncs], width, *d.shape[k:]) if ncs else d
+    d = d.expand((*col_sub[:ncs], width, *d.shape[k:])) if ncs else d
     if not ncs:
         if row_block:
             return d.reshape(width, *batch, *row_sub, -1).movedim(0, -1)
@@ -148,6 +148,6 @@ def extract_block(
         index[0] = idx
         index[2 + nb] = idx
         d = d[tuple(index)]  # (s, width, *batch, m): separated advanced indices go first
-        return d.movedim(1, -1).movedim(0, nb).reshape(*batch, *col_sub, -1, width)
+        return d.movedim(1, -1).movedim(0, nb).reshape((*batch, *col_sub, -1, width))
     d = d.reshape(s, width, *batch, -1)
-    return d.movedim(1, -1).movedim(0, nb).reshape(*batch, *col_sub, -1, width)
+    return d.movedim(1, -1).movedim(0, nb).reshape((*batch, *col_sub, -1, width))

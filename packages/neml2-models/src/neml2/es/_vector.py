@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import torch
 
 from neml2.es._layout import AxisGroup, AxisLayout, broadcast_batch
+from neml2.tensors import flatten_from
 
 
 def _trailing_dims(g: AxisGroup) -> tuple[int, ...]:
@@ -75,7 +76,7 @@ class AssembledVector:
             parts = []
             for v in g.variables:
                 t = values[v.name]
-                t = t.reshape((*t.shape[: t.ndim - len(v.value_shape)], -1))
+                t = flatten_from(t, t.ndim - len(v.value_shape))
                 if g.is_block:
                     t = t.reshape(t.shape[:-1] + v.sub_batch_shape + (v.base_size,))
                 parts.append(t.expand(batch + t.shape[t.ndim - g.trailing_ndim :]))

@@ -412,7 +412,7 @@ class ModelNonlinearSystem:
                         t = v_out.get(var.name, {}).get(leaf)
                         if t is None:
                             zero = outs[var.name].data.new_zeros(())
-                            cells.append(zero.expand(*batch, *sub, m, width))
+                            cells.append(zero.expand((*batch, *sub, m, width)))
                             continue
                         cells.append(
                             extract_block(t, batch, var.sub_batch_shape, rg.is_block,

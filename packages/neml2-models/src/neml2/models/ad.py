@@ -22,6 +22,7 @@ from neml2._guard import allow_autograd
 from neml2.models._derivatives import split_result
 from neml2.models._typed import batch_shape, broadcast
 from neml2.models.chain_rule import accumulate, apply_chain_rule
+from neml2.tensors import flatten_from
 
 __all__ = ["ad_pushforward", "local_jacobians", "param_jacobian", "param_vjp", "request_AD"]
 
@@ -69,7 +70,7 @@ def local_jacobians(
             if not y.data.requires_grad:
                 continue
             nb = y.data.dim() - y.BASE_NDIM
-            flat = y.data.reshape(*y.data.shape[:nb], -1)
+            flat = flatten_from(y.data, nb)
             rows: list[list[torch.Tensor | None]] = []
             for c in range(flat.shape[-1]):
                 g = torch.autograd.grad(
@@ -87,10 +88,7 @@ def local_jacobians(
                     continue
                 leaf = leaves[j]
                 nbi = leaf.dim() - type(args[pos[n]]).BASE_NDIM
-                parts = [
-                    (torch.zeros_like(leaf) if g is None else g).reshape(*leaf.shape[:nbi], -1)
-                    for g in gs
-                ]
+                parts = [flatten_from(torch.zeros_like(leaf) if g is None else g, nbi) for g in gs]
                 row[n] = torch.stack(parts, dim=-2)
             blocks[oname] = row
     return blocks
@@ -99,9 +97,9 @@ def local_jacobians(
 def _contract(block: torch.Tensor, t: Any, *, out_cls: Any, sub: int) -> Any:
     nbase = t.BASE_NDIM
     d = t.data
-    tf = d.reshape(*d.shape[: d.dim() - nbase], -1, 1) if nbase else d.unsqueeze(-1).unsqueeze(-1)
+    tf = flatten_from(d, d.dim() - nbase).unsqueeze(-1)
     r = torch.matmul(block, tf).squeeze(-1)
-    r = r.reshape(*r.shape[:-1], *out_cls.BASE_SHAPE)
+    r = r.reshape((*r.shape[:-1], *out_cls.BASE_SHAPE))
     return out_cls._wrap(r, sub, (), (), t.k_ndim, t.k_state, t.k_pairing)
 
 
@@ -156,12 +154,12 @@ def param_jacobian(
         copies = {}
         for n, p in chosen.items():
             pb = bases.get(n, ())
-            copies[n] = p.detach().expand(*batch, *pb).clone().requires_grad_(True)
+            copies[n] = p.detach().expand((*batch, *pb)).clone().requires_grad_(True)
         outs, _ = split_result(model, functional_call(model, copies, tuple(args)), 0)
         jac: dict[str, dict[str, torch.Tensor]] = {}
         for oname, y in outs.items():
-            yd = y.data.expand(*batch, *y.BASE_SHAPE)
-            flat = yd.reshape(*batch, -1)
+            yd = y.data.expand((*batch, *y.BASE_SHAPE))
+            flat = flatten_from(yd, len(batch))
             row: dict[str, torch.Tensor] = {}
             grads = [
                 torch.autograd.grad(
@@ -176,8 +174,8 @@ def param_jacobian(
             for j, (n, cp) in enumerate(copies.items()):
                 parts = [torch.zeros_like(cp) if g[j] is None else g[j] for g in grads]
                 pb = tuple(cp.shape[len(batch) :])
-                blk = torch.stack([q.reshape(*batch, -1) for q in parts], dim=-2)
-                row[n] = blk.reshape(*batch, *y.BASE_SHAPE, *pb)
+                blk = torch.stack([flatten_from(q, len(batch)) for q in parts], dim=-2)
+                row[n] = blk.reshape((*batch, *y.BASE_SHAPE, *pb))
             jac[oname] = row
     return {k: v.data.detach() for k, v in outs.items()}, jac
 

@@ -174,10 +174,10 @@ class NEML2PyzagModel(torch.nn.Module, NonlinearFunctionOperatorFactory):  # typ
                     f"NEML2PyzagModel.{what}: variable '{n}' has {nsub} sub-batch dim(s) "
                     f"(declared: {declared}); the pyzag adapter supports none"
                 )
-            parts.append(x.reshape(*x.shape[:dynamic_dim], -1))
+            parts.append(x.reshape((*x.shape[:dynamic_dim], -1)))
             batches.append(tuple(x.shape[:dynamic_dim]))
         batch = torch.broadcast_shapes(*batches)  # type: ignore[no-untyped-call]
-        return torch.cat([p.expand(*batch, p.shape[-1]) for p in parts], dim=-1)
+        return torch.cat([p.expand((*batch, p.shape[-1])) for p in parts], dim=-1)
 
     def assemble_state(self, ic: Mapping[str, Any], dynamic_dim: int = 1) -> torch.Tensor:
         """Flat state ``(*dyn, nstate)`` from ``{unknown: (*dyn, *base)}``."""
@@ -195,7 +195,7 @@ class NEML2PyzagModel(torch.nn.Module, NonlinearFunctionOperatorFactory):  # typ
     def _unpack(
         x: torch.Tensor, slices: Mapping[str, tuple[int, int, tuple[int, ...]]]
     ) -> dict[str, torch.Tensor]:
-        return {n: x[..., a:b].reshape(*x.shape[:-1], *s) for n, (a, b, s) in slices.items()}
+        return {n: x[..., a:b].reshape((*x.shape[:-1], *s)) for n, (a, b, s) in slices.items()}
 
     # ------------------------------------------------------------------ evaluation
     def evaluate_raw(

@@ -53,7 +53,7 @@ def _pad(t: torch.Tensor, rg: AxisGroup, cg: AxisGroup, rhs: bool = False) -> to
     nsub = len(cg.sub_batch_shape)
     if rhs:
         moved = t.movedim(tuple(range(-2 - nsub, -2)), tuple(range(-nsub, 0)))
-        return moved.reshape(*moved.shape[: moved.ndim - nsub - 2], t.shape[-2], -1)
+        return moved.reshape((*moved.shape[: moved.ndim - nsub - 2], t.shape[-2], -1))
     return t.reshape(t.shape[:-2] + (1,) * nsub + t.shape[-2:])
 
 
@@ -63,7 +63,7 @@ def _unpad(x: torch.Tensor, rg: AxisGroup, cg: AxisGroup) -> torch.Tensor:
         return x
     sub = cg.sub_batch_shape
     nsub = len(sub)
-    x = x.reshape(*x.shape[:-1], cg.width, *sub)
+    x = x.reshape((*x.shape[:-1], cg.width, *sub))
     return x.movedim(tuple(range(-nsub, 0)), tuple(range(-2 - nsub, -2)))
 
 

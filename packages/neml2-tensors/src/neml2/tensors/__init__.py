@@ -250,6 +250,9 @@ from neml2.tensors._reduce import (
 from neml2.tensors._reduce import (
     sum as sum,
 )
+from neml2.tensors._reshape import (
+    flatten_from as flatten_from,
+)
 from neml2.tensors._rotation_types import (
     MRP as MRP,
 )
@@ -383,6 +386,7 @@ __all__ = [
     "euler_rodrigues",
     "exp",
     "exp_map",
+    "flatten_from",
     "fullify",
     "gdist",
     "ge",

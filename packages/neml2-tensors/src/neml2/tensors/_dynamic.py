@@ -271,7 +271,7 @@ class Tensor(StorageProperties):
             return Tensor._wrap(torch.linalg.solve(x, y[..., 0]), bn, s, k)
         shp = broadcast_shapes(x.shape[:-2], y.shape[:-2])
         return Tensor._wrap(
-            torch.linalg.solve(x.expand(*shp, *x.shape[-2:]), y.expand(*shp, *y.shape[-2:])),
+            torch.linalg.solve(x.expand((*shp, *x.shape[-2:])), y.expand((*shp, *y.shape[-2:]))),
             bn,
             s,
             k,
@@ -288,7 +288,7 @@ class Tensor(StorageProperties):
     def unflatten_base(self, *shape: int) -> Tensor:
         """Reshape the base to ``shape``."""
         d = self.data
-        return self._like(d.reshape(*d.shape[: d.dim() - self.base_ndim], *shape))
+        return self._like(d.reshape((*d.shape[: d.dim() - self.base_ndim], *shape)))
 
     def flatten_sub_batch(self) -> Tensor:
         """Fold all sub axes into one new leading base axis."""
@@ -333,14 +333,14 @@ class Tensor(StorageProperties):
             )
         k = self.k_ndim
         if into == "batch":
-            d = self.data.reshape(*target, *self.data.shape[k:])
+            d = self.data.reshape((*target, *self.data.shape[k:]))
             return Tensor._wrap(d, len(target) + self.batch_ndim, self.sub_batch_ndim, 0)
         if into != "base":
             raise ValueError(
                 f"Tensor.fold_preserving: into must be 'base' or 'batch', got {into!r}"
             )
         d = self.data.movedim(tuple(range(k)), tuple(range(-k, 0))) if k else self.data
-        d = d.reshape(*d.shape[: d.dim() - k], *target)
+        d = d.reshape((*d.shape[: d.dim() - k], *target))
         return Tensor._wrap(d, self.batch_ndim, self.sub_batch_ndim, 0)
 
     def __getitem__(self, key: Any) -> Tensor:

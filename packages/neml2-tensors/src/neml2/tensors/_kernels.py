@@ -219,7 +219,7 @@ def r2_to_quat(m: T) -> T:
     c3 = torch.stack([(m3 - m1) / (4 * z3), (m2 + m6) / (4 * z3), (m5 + m7) / (4 * z3), z3], -1)
     which = torch.stack([tr, m0, m4, m8], -1).argmax(-1, keepdim=True).unsqueeze(-1)
     cands = torch.stack([c0, c1, c2, c3], -2)
-    return torch.gather(cands, -2, which.expand(*which.shape[:-1], 4)).squeeze(-2)
+    return torch.gather(cands, -2, which.expand((*which.shape[:-1], 4))).squeeze(-2)
 
 
 def cross(a: T, b: T) -> T:

@@ -692,7 +692,7 @@ def _assemble(v: _Value, meta: torch.Tensor, B: Any) -> torch.Tensor:
         columns.append(e if e.dtype == meta.dtype else e.to(meta.dtype))
     if not columns:
         return torch.empty((B, *base), dtype=meta.dtype, device=meta.device)
-    return torch.stack(columns, 0).reshape(*base, B).movedim(-1, 0)
+    return torch.stack(columns, 0).reshape((*base, B)).movedim(-1, 0)
 
 
 class _Scalarized(nn.Module):

@@ -68,12 +68,12 @@ def contract(
         kshape = d.shape[:kn]
         seeds = d.reshape(math.prod(kshape), -1)
         r = (blk if _is_identity(seeds) else torch.matmul(blk, seeds.T)).movedim(-1, 0)
-        r = r.reshape(*kshape, *r.shape[1:-1], *u_sub, *out_cls.BASE_SHAPE)
+        r = r.reshape((*kshape, *r.shape[1:-1], *u_sub, *out_cls.BASE_SHAPE))
     else:
-        d = d.reshape(*d.shape[:kn], *dyn, *(1,) * (len(u_sub) if u_block else 0), -1, 1)
+        d = d.reshape((*d.shape[:kn], *dyn, *(1,) * (len(u_sub) if u_block else 0), -1, 1))
         r = torch.matmul(blk, d).squeeze(-1)
         lead = r.shape[: r.dim() - (len(u_sub) + 1 if u_block else 1)]
-        r = r.reshape(*lead, *u_sub, *out_cls.BASE_SHAPE)
+        r = r.reshape((*lead, *u_sub, *out_cls.BASE_SHAPE))
     out: TensorWrapper = out_cls._wrap(r, len(u_sub), (), (), kn, t.k_state, t.k_pairing)
     return out
 
@@ -116,17 +116,17 @@ def _contract_per_site(
     s = math.prod(sub)
     ng = blk.shape[-1] // s
     # (*B, *S, n_u, S·n_g) → its site diagonal (*B, *S, n_u, n_g)
-    b = blk.reshape(*blk.shape[: blk.dim() - ns - 2], s, blk.shape[-2], s, ng)
+    b = blk.reshape((*blk.shape[: blk.dim() - ns - 2], s, blk.shape[-2], s, ng))
     b = torch.diagonal(b, dim1=-4, dim2=-2).movedim(-1, -3)
-    b = b.reshape(*b.shape[:-3], *sub, b.shape[-2], ng)
+    b = b.reshape((*b.shape[:-3], *sub, b.shape[-2], ng))
     d = t.data
     kn, nbase = t.k_ndim, t.BASE_NDIM
     dyn = tuple(d.shape[kn : d.dim() - nbase - ns])
     dyn = (1,) * max(0, nbatch - len(dyn)) + dyn
     d = fit_rest(d, kn, ns, dyn, tuple(d.shape[d.dim() - nbase - ns : d.dim() - nbase]), nbase)
-    d = d.reshape(*d.shape[: d.dim() - nbase], ng, 1)
+    d = d.reshape((*d.shape[: d.dim() - nbase], ng, 1))
     r = torch.matmul(b, d).squeeze(-1)
-    r = r.reshape(*r.shape[:-1], *out_cls.BASE_SHAPE)
+    r = r.reshape((*r.shape[:-1], *out_cls.BASE_SHAPE))
     out: TensorWrapper = out_cls._wrap(r, ns, (), (), kn, t.k_state, t.k_pairing)
     return out
 

@@ -50,7 +50,7 @@ def fit_tangent(t: Any, x: Any) -> Any:
     target = [tb[i] if (i in keep or xb[i] == 1) else xb[i] for i in range(nt)]
     if tuple(target) == tb:
         return t
-    return t._like(d.expand(*d.shape[:k], *target, *d.shape[k + nt :]))
+    return t._like(d.expand((*d.shape[:k], *target, *d.shape[k + nt :])))
 
 
 def _as_int(value: Any, what: str) -> int:

@@ -90,7 +90,7 @@ def _plain_sum(cls: Any, ws: list[Any], xs: tuple[Any, ...], offset: Any) -> Any
 
     def pad(s: Any) -> torch.Tensor:
         d: torch.Tensor = s.data
-        return d if nb == 0 or d.dim() == 0 else d.reshape(*d.shape, *([1] * nb))
+        return d if nb == 0 or d.dim() == 0 else d.reshape((*d.shape, *([1] * nb)))
 
     acc = pad(ws[0]) * xs[0].data
     for w, x in zip(ws[1:], xs[1:], strict=True):

@@ -113,17 +113,17 @@ def _gradient(t: Any, x: TensorWrapper, f: TensorWrapper) -> Any:
         data = torch.zeros((*batch, *cls.BASE_SHAPE), dtype=f.data.dtype, device=f.data.device)
         return cls._wrap(data, f.sub_batch_ndim, f.sub_batch_state, f.sub_batch_meta)
     d = t.data.movedim(0, -1)
-    d = d.reshape(*d.shape[:-1], *cls.BASE_SHAPE)
+    d = d.reshape((*d.shape[:-1], *cls.BASE_SHAPE))
     tb = d.shape[: d.dim() - cls.BASE_NDIM]
     full = _broadcast(tuple(tb), tuple(batch))
-    d = d.expand(*full, *cls.BASE_SHAPE)
+    d = d.expand((*full, *cls.BASE_SHAPE))
     return cls._wrap(d, t.sub_batch_ndim, t.sub_batch_state, t.sub_batch_meta)
 
 
 def _unseed(t: Any, cls: Any) -> Any:
     """Second-order block ``(N_from, *K, *B, ())`` → tangent of ``cls`` ``(*K, *B, *base)``."""
     d = t.data.movedim(0, -1)
-    d = d.reshape(*d.shape[:-1], *cls.BASE_SHAPE)
+    d = d.reshape((*d.shape[:-1], *cls.BASE_SHAPE))
     return cls._wrap(
         d, t.sub_batch_ndim, t.sub_batch_state, t.sub_batch_meta,
         t.k_ndim - 1, t.k_state[1:], t.k_pairing[1:],
