@@ -97,7 +97,16 @@ ModelImpl::fast_jacobian(CallState & s, VariablePairJacobian & J) const
     const auto & vo = vars[pr.out];
     const auto & vi = vars[pr.in];
     if (pr.batch_independent && block.size(0) == 1)
-      J[vo.name][vi.name] = block.select(0, 0);
+    {
+      // one constant block for every element: a broadcast view (*batch, *out, *in), no copy
+      auto shape = s.batch;
+      const auto to = vo.trailing(), ti = vi.trailing();
+      shape.insert(shape.end(), to.begin(), to.end());
+      shape.insert(shape.end(), ti.begin(), ti.end());
+      std::vector<int64_t> one(to);
+      one.insert(one.end(), ti.begin(), ti.end());
+      J[vo.name][vi.name] = block.select(0, 0).reshape(one).expand(shape);
+    }
     else
       J[vo.name][vi.name] = unflatten_block(block.reshape({block.size(0), vo.size, vi.size}),
                                             s.batch,
@@ -176,6 +185,17 @@ ModelImpl::jacobian(const TensorMap & inputs, const TensorMap & overrides)
     no_derivatives("jacobian");
   auto s = prepare(inputs, overrides);
   VariablePairJacobian J;
+  if (s.ncall == 0)
+  {
+    for (const auto & [o, i] : derivatives)
+    {
+      auto tr = vars[slot_of.at(o)].trailing();
+      const auto ti = vars[slot_of.at(i)].trailing();
+      tr.insert(tr.end(), ti.begin(), ti.end());
+      J[o][i] = empty_of(s, tr);
+    }
+    return {empty_outputs(s), std::move(J)};
+  }
   if (fast_jacobian(s, J))
     return {collect_outputs(s), std::move(J)};
   const auto req = requested_inputs();

@@ -475,8 +475,37 @@ struct MetadataReader
   }
 };
 
+namespace
+{
+/// Whether `name` names an artifact's metadata file: metadata.json, or NEML2 v3's documented
+/// <model>_meta.json.
+bool
+metadata_file_name(const std::string & name)
+{
+  const std::string suffix = "_meta.json";
+  return name == "metadata.json" ||
+         (name.size() > suffix.size() &&
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0);
+}
+} // namespace
+
+fs::path
+artifact_folder(const fs::path & path)
+{
+  if (fs::is_directory(path))
+    return path;
+  const auto name = path.filename().string();
+  if (metadata_file_name(name))
+    return path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  if (fs::exists(path))
+    throw FatalError("'" + path.string() +
+                     "' is neither an artifact folder nor its metadata file (metadata.json or "
+                     "<model>_meta.json); pass the folder neml2-compile wrote");
+  return path;
+}
+
 ModelImpl::ModelImpl(const fs::path & root_in, c10::Device device_in, c10::ScalarType dtype_in)
-  : root(fs::is_regular_file(root_in) ? root_in.parent_path() : root_in),
+  : root(artifact_folder(root_in)),
     device(device_in),
     dtype(dtype_in)
 {

@@ -75,8 +75,7 @@ ModelImpl::prepare(const TensorMap & inputs, const TensorMap & overrides) const
       }
     }
   }
-  if (batch.empty())
-    batch = {1};
+  // batch () (no input has a batch axis) is one row for the graphs; outputs keep batch ()
   CallState s;
   s.slots.resize(vars.size());
   s.batch = batch;
@@ -86,7 +85,8 @@ ModelImpl::prepare(const TensorMap & inputs, const TensorMap & overrides) const
     throw FatalError("the artifact's graphs were traced for a fixed batch of " +
                      std::to_string(fixed_batch) + " elements, the call has " +
                      std::to_string(s.nbatch) + "; recompile with neml2-compile --dynamic-batch");
-  const bool pad = s.nbatch < min_batch;
+  // an empty batch runs no graph (see forward), so it is never padded
+  const bool pad = s.nbatch > 0 && s.nbatch < min_batch;
   if (pad)
   {
     if (s.nbatch != 1)
@@ -233,11 +233,30 @@ ModelImpl::collect_outputs(const CallState & s) const
   return out;
 }
 
+at::Tensor
+ModelImpl::empty_of(const CallState & s, const std::vector<int64_t> & trailing) const
+{
+  auto shape = s.batch;
+  shape.insert(shape.end(), trailing.begin(), trailing.end());
+  return at::empty(shape, at::TensorOptions().dtype(dtype).device(device));
+}
+
+TensorMap
+ModelImpl::empty_outputs(const CallState & s) const
+{
+  TensorMap out;
+  for (std::size_t k = 0; k < output_slots.size(); ++k)
+    out.emplace(output_names[k], empty_of(s, vars[output_slots[k]].trailing()));
+  return out;
+}
+
 TensorMap
 ModelImpl::forward(const TensorMap & inputs, const TensorMap & overrides)
 {
   log.clear();
   auto s = prepare(inputs, overrides);
+  if (s.ncall == 0)
+    return empty_outputs(s);
   run_segments(s);
   return collect_outputs(s);
 }

@@ -148,9 +148,15 @@ at::Tensor substep_solve(const ImplicitSegment & seg,
                          const at::Tensor & u0,
                          bool & substepped);
 
+/// The artifact folder of `path`: the folder itself, or the folder of its metadata file
+/// (metadata.json, or NEML2 v3's <model>_meta.json, which need not exist). FatalError for another
+/// existing file.
+std::filesystem::path artifact_folder(const std::filesystem::path & path);
+
 class ModelImpl
 {
 public:
+  /// `root`: see artifact_folder.
   ModelImpl(const std::filesystem::path & root, c10::Device device, c10::ScalarType dtype);
 
   TensorMap forward(const TensorMap & inputs, const TensorMap & overrides);
@@ -231,6 +237,10 @@ private:
   void run_forward(const ForwardSegment & seg, CallState & s) const;
   void run_implicit(const ImplicitSegment & seg, CallState & s);
   TensorMap collect_outputs(const CallState & s) const;
+  /// A (*batch, *trailing) tensor of an empty batch (no elements).
+  at::Tensor empty_of(const CallState & s, const std::vector<int64_t> & trailing) const;
+  /// The outputs of a call with no rows (an empty batch: no graph runs).
+  TensorMap empty_outputs(const CallState & s) const;
   at::Tensor param_for_call(std::size_t i, const TensorMap & overrides, int64_t nbatch) const;
   /// Run every segment while carrying dstate[slot] = d(slot)/d(requested inputs), each
   /// (Bflat or 1, size, M) or undefined (zero); returns the carriers.

@@ -30,6 +30,19 @@ ModelImpl::param_jacobian(const TensorMap & inputs, const TensorMap & overrides)
   if (parameter_derivatives.empty())
     no_param_derivatives("param_jacobian");
   auto s = prepare(inputs, overrides);
+  if (s.ncall == 0)
+  {
+    VariablePairJacobian J;
+    for (const auto & [o, pname] : parameter_derivatives)
+    {
+      auto tr = vars[slot_of.at(o)].trailing();
+      for (const auto & p : params)
+        if (p.name == pname)
+          tr.insert(tr.end(), p.base.begin(), p.base.end());
+      J[o][pname] = empty_of(s, tr);
+    }
+    return J;
+  }
   // dparam[slot]: (Bflat, size, P) with P the total size of the differentiated parameters
   std::vector<int> pidx;
   std::vector<int64_t> pcol;

@@ -126,9 +126,11 @@ concat_blocks(const std::vector<VariablePairJacobian> & chunks,
   for (const auto & [y, row] : chunks.front())
     for (const auto & [x, first] : row)
     {
-      const bool independent = out_base.count(y) && in_base.count(x) &&
-                               first.dim() == out_base.at(y) + in_base.at(x);
-      if (chunks.size() == 1 || independent || !first.defined())
+      // a block without batch axes (a constant a model returns once) is every chunk's; the
+      // compiled runtime's batch-independent blocks are broadcast views, concatenated as usual
+      const bool unbatched = out_base.count(y) && in_base.count(x) &&
+                             first.dim() == out_base.at(y) + in_base.at(x);
+      if (chunks.size() == 1 || unbatched || !first.defined())
       {
         out[y].emplace(x, first.defined() ? first.to(device) : first);
         continue;

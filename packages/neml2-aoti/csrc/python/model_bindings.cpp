@@ -102,21 +102,11 @@ keys(const std::map<std::string, std::vector<int64_t>> & m)
   return out;
 }
 
-/// The artifact root from a folder or its metadata.json (seed 002 passes the JSON file).
+/// The path given for an artifact (a folder or its metadata file: Model resolves which).
 std::filesystem::path
 artifact_root(const py::object & path)
 {
-  const auto text = py::module_::import("os").attr("fspath")(path).cast<std::string>();
-  std::filesystem::path p(text);
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(p, ec))
-  {
-    if (p.filename() != "metadata.json")
-      throw FatalError("neml2.aoti.Model('" + text +
-                       "'): expected an artifact folder or its metadata.json, got another file");
-    return p.parent_path();
-  }
-  return p;
+  return py::module_::import("os").attr("fspath")(path).cast<std::string>();
 }
 
 c10::Device

@@ -1,7 +1,7 @@
 """A baked-stiffness artifact: the constant Jacobian block is folded into the metadata (no jvp
-graph); ``neml2.aoti.Model`` returns it as ``(6, 6)``, the ``AOTIModel`` shim as a
-``(*batch, 6, 6)`` view, both equal to py-eager's Jacobian; a corrupted folded value is a
-FatalError naming it."""
+graph); ``neml2.aoti.Model`` and the ``AOTIModel`` shim return it as a ``(*batch, 6, 6)`` view of
+the one block (``(6, 6)`` for an unbatched call), the layout py-eager and cpp-eager return, equal
+to py-eager's Jacobian; a corrupted folded value is a FatalError naming it."""
 
 from __future__ import annotations
 
@@ -44,12 +44,17 @@ def test_block_is_flagged_and_returned_once(
     leaf = baked / "model" / device.type / str(dtype).removeprefix("torch.")
     assert sorted(p.name for p in leaf.iterdir()) == ["model.pt2"]
     x = torch.rand(5, 6, dtype=dtype, device=device)
-    _, J = Model(str(baked / "model"), device, dtype).jacobian({"strain": x})
+    m = Model(str(baked / "model"), device, dtype)
+    _, J = m.jacobian({"strain": x})
     block = J["stress"]["strain"]
-    assert block.shape == (6, 6)
+    assert block.shape == (5, 6, 6)
+    assert block.stride()[0] == 0  # a view of the one block
     eager = neml2.load_model(scenario_file("elasticity"), "model", device=device, dtype=dtype)
     _, Je = eager.jacobian({"strain": SR2(x)})
-    torch.testing.assert_close(block.expand(5, 6, 6), Je["stress"]["strain"].data)
+    torch.testing.assert_close(block, Je["stress"]["strain"].data)
+    _, J1 = m.jacobian({"strain": x[0]})  # unbatched in, unbatched out
+    assert J1["stress"]["strain"].shape == (6, 6)
+    torch.testing.assert_close(J1["stress"]["strain"], block[0])
 
 
 @pytest.mark.parametrize("batch", [(4,), (2, 3)])

@@ -148,6 +148,19 @@ def test_metadata_file_as_path(
     assert torch.equal(a["stress"], b["stress"])
 
 
+def test_v3_meta_json_name_as_path(
+    artifact: Callable[[str], Path], device: torch.device, dtype: torch.dtype, strain: torch.Tensor
+) -> None:
+    """NEML2 v3's documentation loads ``<folder>/<model>_meta.json``: the folder is the artifact
+    (the file name need not exist); the resolved root is reported."""
+    root = artifact("elasticity")
+    m = Model(root / "model_meta.json", device, dtype)
+    assert Path(m.artifact_root) == root
+    a = m.forward({"strain": strain})
+    b = Model(root, device, dtype).forward({"strain": strain})
+    assert torch.equal(a["stress"], b["stress"])
+
+
 def test_unsupported_dtype(artifact: Callable[[str], Path]) -> None:
     with pytest.raises(FatalError, match="float16"):
         Model(artifact("elasticity"), "cpu", torch.float16)

@@ -308,3 +308,23 @@ def test_stub_with_unknown_var_type(
     meta.write_text(json.dumps(data))
     text = _one_line_error(moved, device, dtype)
     assert "'strain'" in text and "NotATensorType" in text and "neml2-compile" in text
+
+
+def test_v3_meta_path_keyword(
+    artifact: Callable[[str], Path], device: torch.device, dtype: torch.dtype
+) -> None:
+    """``AOTIModel(meta_path)`` as NEML2 v3 documents it (the folder, metadata.json or
+    ``<model>_meta.json``); ``artifact_path=`` is the same; exactly one of them."""
+    root = artifact("elasticity")
+    e = SR2(torch.tensor([1e-3, -2e-4, 5e-4, 1e-4, 0.0, 3e-4], device=device, dtype=dtype))
+    want = AOTIModel(root, device=device, dtype=dtype)(e)[0].data
+    for given in (root / "metadata.json", root / "model_meta.json"):
+        got = AOTIModel(meta_path=given, device=device, dtype=dtype)
+        assert got.artifact_root == root
+        assert torch.equal(got(e)[0].data, want)
+    alias = AOTIModel(artifact_path=root, device=device, dtype=dtype)
+    assert torch.equal(alias(e)[0].data, want)
+    with pytest.raises(TypeError, match="exactly one"):
+        AOTIModel(root, artifact_path=root)
+    with pytest.raises(TypeError, match="exactly one"):
+        AOTIModel()

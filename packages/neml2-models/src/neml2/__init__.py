@@ -53,6 +53,13 @@ _LAZY: dict[str, str] = {
     "compile": "neml2.jit",
     "compiled_graph": "neml2.jit",
     "keep_large_allocations": "neml2.tensors._allocator",
+    # the tensor types and [Tensors] sources, as NEML2 v3's top level exposes them
+    **{
+        t: "neml2.tensors"
+        for t in ("Scalar", "SR2", "Vec", "R2", "SSR4", "WR2", "MRP", "MillerIndex", "Tensor")
+    },
+    "TensorWrapper": "neml2.tensors",
+    **{f"CSV{t}": "neml2.tensor_sources.csv" for t in ("Scalar", "Vec", "SR2", "WR2")},
 }
 _SUBMODULES = (
     "log",
@@ -65,7 +72,12 @@ _SUBMODULES = (
     "schema",
     "tensors",
     "hit",
+    "settings",
+    "pyzag",
+    "aoti",
 )
+#: submodules another distribution provides, for the error when it is not installed
+_PROVIDED_BY = {"aoti": "neml2-aoti", "hit": "neml2-hit", "tensors": "neml2-tensors"}
 
 __all__ = ["__version__", *_LAZY, "log"]
 
@@ -77,7 +89,15 @@ def __getattr__(name: str) -> _Any:
         globals()[name] = value
         return value
     if name in _SUBMODULES:
-        return _importlib.import_module(f"neml2.{name}")
+        try:
+            return _importlib.import_module(f"neml2.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"neml2.{name}" or name not in _PROVIDED_BY:
+                raise
+            raise AttributeError(
+                f"module 'neml2' has no attribute '{name}': install the "
+                f"{_PROVIDED_BY[name]} distribution for neml2.{name}"
+            ) from e
     raise AttributeError(f"module 'neml2' has no attribute '{name}'")
 
 

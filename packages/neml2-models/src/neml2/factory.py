@@ -314,26 +314,32 @@ def _dtype(dtype: torch.dtype | str | None) -> torch.dtype | None:
     return dtype
 
 
+def _snippets(text: str | Sequence[str]) -> str:
+    """HIT text given as one string or, as NEML2 v3 takes it, a sequence of snippets."""
+    return text if isinstance(text, str) else "\n".join(text)
+
+
 def load_input(
     path: str | Path,
     *,
-    pre: str = "",
-    post: str = "",
+    pre: str | Sequence[str] = "",
+    post: str | Sequence[str] = "",
     additional_args: Sequence[str] | str = (),
     device: torch.device | str | None = None,
     dtype: torch.dtype | str | None = None,
 ) -> InputFile:
-    """Parse an input file (``additional_args``: command-line overrides like ``Models/m/E:=1``)."""
+    """Parse an input file (``additional_args``: command-line overrides like ``Models/m/E:=1``;
+    ``pre``/``post``: HIT text before/after the file, one string or a sequence of snippets)."""
     args = additional_args.split() if isinstance(additional_args, str) else list(additional_args)
-    root = parse_file(path, pre=pre, post=post, overrides=args)
+    root = parse_file(path, pre=_snippets(pre), post=_snippets(post), overrides=args)
     return InputFile(root, path, device=device, dtype=_dtype(dtype))
 
 
 def load_string(
     text: str,
     *,
-    pre: str = "",
-    post: str = "",
+    pre: str | Sequence[str] = "",
+    post: str | Sequence[str] = "",
     additional_args: Sequence[str] | str = (),
     device: torch.device | str | None = None,
     dtype: torch.dtype | str | None = None,
@@ -341,19 +347,19 @@ def load_string(
 ) -> InputFile:
     """Parse HIT ``text`` (relative paths resolve against the working directory)."""
     args = additional_args.split() if isinstance(additional_args, str) else list(additional_args)
-    root = parse_text(text, filename, pre=pre, post=post, overrides=args)
+    root = parse_text(text, filename, pre=_snippets(pre), post=_snippets(post), overrides=args)
     return InputFile(root, None, device=device, dtype=_dtype(dtype))
 
 
 def load_model(
     path: str | Path,
-    name: str,
+    model_name: str,
     *,
     device: torch.device | str | None = None,
     dtype: torch.dtype | str | None = None,
 ) -> Any:
-    """Load ``[Models/name]`` from an input file."""
-    return load_input(path, device=device, dtype=dtype).get_model(name)
+    """Load ``[Models/<model_name>]`` from an input file."""
+    return load_input(path, device=device, dtype=dtype).get_model(model_name)
 
 
 def load_nonlinear_system(

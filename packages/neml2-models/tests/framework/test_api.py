@@ -89,3 +89,39 @@ def test_load_nonlinear_system(tmp_path: Path) -> None:
     )
     system = neml2.load_nonlinear_system(path, "eq")
     assert isinstance(system, neml2.ModelNonlinearSystem)
+
+
+def test_v3_call_forms(tmp_path: Path) -> None:
+    """NEML2 v3 scripts: ``load_model(path, model_name=...)``; ``pre``/``post`` as sequences of
+    HIT snippets (joined by newlines), the same as one string."""
+    path = tmp_path / "m.i"
+    path.write_text(MODEL.replace("weights = 2", "weights = '${w}'"))
+    f = neml2.load_input(
+        path, pre=["w = 5", "unused = 1"], post=("[Models]", "[m]", "offset := 1", "[]", "[]")
+    )
+    (b,) = f.get_model("m").call_by_name({"a": torch.tensor([2.0], dtype=torch.float64)}).values()
+    assert b.data.tolist() == [11.0]
+    g = neml2.load_string(path.read_text(), pre=("w = 3",))
+    (b,) = g.get_model("m").call_by_name({"a": torch.tensor([2.0], dtype=torch.float64)}).values()
+    assert b.data.tolist() == [6.0]
+    path.write_text(MODEL)
+    m = neml2.load_model(path, model_name="m", dtype="float64")
+    (b,) = m.call_by_name({"a": torch.tensor([1.5], dtype=torch.float64)}).values()
+    assert b.data.tolist() == [3.0]
+
+
+def test_v3_top_level_names() -> None:
+    """``neml2.SR2(...)`` and the other names v3 scripts reach through the top level."""
+    import neml2.tensors as tensors
+    from neml2._registry import registry
+
+    for name in ("Scalar", "SR2", "Vec", "R2", "SSR4", "WR2", "MRP", "MillerIndex", "Tensor"):
+        assert getattr(neml2, name) is getattr(tensors, name), name
+        assert name in dir(neml2)
+    assert neml2.TensorWrapper is tensors.TensorWrapper
+    csv = {name: cls for sec, name, cls in registry.items() if name.startswith("CSV")}
+    for name in ("CSVScalar", "CSVVec", "CSVSR2", "CSVWR2"):
+        assert getattr(neml2, name) is csv[name], name
+    assert neml2.SR2.fill(1.0, 2.0, 3.0).data.tolist() == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0]
+    for sub in ("settings", "pyzag", "types", "factory", "schema", "drivers", "es", "solvers"):
+        assert getattr(neml2, sub).__name__ == f"neml2.{sub}"

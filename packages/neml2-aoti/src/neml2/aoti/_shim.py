@@ -82,15 +82,22 @@ class AOTIModel(nn.Module):
 
     def __init__(
         self,
-        artifact_path: str | Path,
+        meta_path: str | Path | None = None,
         *,
+        artifact_path: str | Path | None = None,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ) -> None:
+        """``meta_path`` (NEML2 v3's keyword) or its alias ``artifact_path``: the artifact folder
+        or its metadata file (``metadata.json``, or v3's ``<model>_meta.json`` in the folder)."""
         super().__init__()
-        root = Path(artifact_path)
-        if root.is_file() and root.name == "metadata.json":
-            root = root.parent
+        if (meta_path is None) == (artifact_path is None):
+            raise TypeError(
+                "AOTIModel: give the artifact as meta_path or artifact_path (exactly one of them)"
+            )
+        given = Path(meta_path if meta_path is not None else artifact_path)  # type: ignore[arg-type]
+        named_file = given.name == "metadata.json" or given.name.endswith("_meta.json")
+        root = given.parent if named_file and not given.is_dir() else given
         if not root.is_dir():
             raise FatalError(
                 f"AOTIModel: artifact folder '{root}' does not exist: run neml2-compile again or "
@@ -111,15 +118,6 @@ class AOTIModel(nn.Module):
         self._in_sub = _sub_batch_shapes(root, "inputs", len(ins))
         self._out_sub = _sub_batch_shapes(root, "outputs", len(outs))
         self._device, self._dtype = inner.device, inner.dtype
-        #: variable name -> number of trailing (sub-batch + base) axes
-        self._out_trailing = {
-            n: len(b) + len(s)
-            for n, b, s in zip(outs, inner.output_base_shapes, self._out_sub, strict=True)
-        }
-        self._in_trailing = {
-            n: len(b) + len(s)
-            for n, b, s in zip(ins, inner.input_base_shapes, self._in_sub, strict=True)
-        }
         self._in_vars = [
             (n, cls, sub)
             for (n, cls), sub in zip(self.input_spec.items(), self._in_sub, strict=True)
@@ -228,20 +226,7 @@ class AOTIModel(nn.Module):
         """``(outputs, J)`` with ``J[out][in]`` a tensor ``(*batch, *out_base, *in_base)``."""
         raw, dyn = self._unwrap(self._pick(inputs))
         outs, J = self._inner.jacobian(raw)
-        return self._wrap_outputs(outs, dyn), self._batched_blocks(outs, J)
-
-    def _batched_blocks(
-        self, outs: Mapping[str, torch.Tensor], J: dict[str, dict[str, torch.Tensor]]
-    ) -> dict[str, dict[str, torch.Tensor]]:
-        """Batch-independent blocks (a constant stiffness, returned once by the runtime) as
-        zero-copy views ``(*batch, *out_base, *in_base)``, the layout py-eager returns."""
-        out_tr, in_tr = self._out_trailing, self._in_trailing
-        for o, row in J.items():
-            batch = outs[o].shape[: outs[o].ndim - out_tr[o]]
-            for i, block in row.items():
-                if batch and block.ndim == out_tr[o] + in_tr[i]:
-                    row[i] = block.expand((*batch, *block.shape))
-        return J
+        return self._wrap_outputs(outs, dyn), J
 
     def param_jacobian(self, inputs: Mapping[str, Any]) -> dict[str, dict[str, torch.Tensor]]:
         """``J[out][param]`` blocks ``(*batch, *out_base, *param_base)`` (compiled pairs)."""

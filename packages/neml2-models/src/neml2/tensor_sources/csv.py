@@ -97,3 +97,4 @@ for _t in (Scalar, Vec, SR2, WR2):
         },
     )
     register_neml2_object(f"CSV{_t.__name__}")(_cls)
+    globals()[_cls.__name__] = _cls  # CSVScalar, CSVVec, CSVSR2, CSVWR2 (also neml2.CSVScalar ...)

@@ -38,7 +38,9 @@ class NEML2_AOTI_EXPORT Model
 {
 public:
   /// Load the leaf <artifact_root>/<device type>/<dtype>/ described by <artifact_root>/metadata.json.
-  /// A cuda device with an index pins every graph to that GPU. dtype is kFloat64 or kFloat32.
+  /// `artifact_root` may also name the metadata file: metadata.json, or NEML2 v3's documented
+  /// <model>_meta.json in the artifact folder. A cuda device with an index pins every graph to that
+  /// GPU. dtype is kFloat64 or kFloat32.
   explicit Model(const std::filesystem::path & artifact_root,
                  c10::Device device = c10::Device(c10::kCPU),
                  c10::ScalarType dtype = c10::kDouble);
