@@ -1,10 +1,14 @@
 """Shape changes that hold for every batch size, the empty batch included.
 
 ``t.reshape((*t.shape[:k], -1))`` cannot infer ``-1`` when a leading (batch) axis has size 0:
-every size fits. Merging the trailing axes states the size instead.
+every size fits. Merging the trailing axes states the size instead. It stays one ``reshape``
+(``aten.view`` when traced), the op the compile pipeline's graph passes know, rather than
+``flatten``.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 
@@ -16,4 +20,4 @@ def flatten_from(t: torch.Tensor, k: int) -> torch.Tensor:
 
     .. math::  (n_0, \dots, n_{k-1}, n_k, \dots, n_{d-1}) \to (n_0, \dots, n_{k-1}, \textstyle\prod_{i \ge k} n_i)
     """
-    return t.unsqueeze(-1) if k == t.dim() else t.flatten(k)
+    return t.reshape((*t.shape[:k], math.prod(t.shape[k:])))
