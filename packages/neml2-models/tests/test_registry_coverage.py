@@ -8,10 +8,11 @@ files (``*.i``) shipped with the tests.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 from pathlib import Path
+
+from suite_modules import suite_modules
 
 from neml2._registry import registry
 from neml2.models.testing import ModelCase, covered_types
@@ -21,25 +22,10 @@ SRC = (HERE.parent / "src").resolve()
 _TYPE_RE = re.compile(r"^\s*type\s*:?=\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 
 
-def _module(path: Path) -> object:
-    name = "neml2_coverage_" + "_".join(path.relative_to(HERE).with_suffix("").parts)
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def collect_covered() -> set[str]:
     """Types named by case tables, COVERED_TYPES sets and HIT files under tests/."""
     out: set[str] = set()
-    for path in sorted(HERE.rglob("test_*.py")):
-        if path.resolve() == Path(__file__).resolve():
-            continue
-        mod = _module(path)
+    for _, mod in suite_modules(skip=Path(__file__)):
         cases = getattr(mod, "CASES", [])
         out |= covered_types([c for c in cases if isinstance(c, ModelCase)])
         out |= set(getattr(mod, "COVERED_TYPES", ()))

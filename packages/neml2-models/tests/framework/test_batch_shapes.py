@@ -17,38 +17,21 @@ parameters' batch).
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
+from suite_modules import suite_modules
 
 from neml2.models.common.batch_reduction import BatchReduction
 from neml2.models.testing import ModelCase, case_id, load_case_model, make_inputs
 
-TESTS = Path(__file__).resolve().parent.parent
-
-
-def _module(path: Path) -> object:
-    name = "neml2_batch_shapes_" + "_".join(path.relative_to(TESTS).with_suffix("").parts)
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 def _cases() -> list[ModelCase]:
     out: dict[str, ModelCase] = {}
-    for path in sorted(TESTS.rglob("test_*.py")):
-        if path.resolve() == Path(__file__).resolve():
-            continue
-        for c in getattr(_module(path), "CASES", []):
+    for path, module in suite_modules(skip=Path(__file__)):
+        for c in getattr(module, "CASES", []):
             if isinstance(c, ModelCase) and not c.sub_batch:
                 out.setdefault(f"{path.stem}::{c.name}", c)
     return [dataclasses.replace(c, name=key) for key, c in out.items()]
