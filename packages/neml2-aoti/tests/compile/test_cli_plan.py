@@ -167,3 +167,32 @@ def test_python_api_matches_cli(scenario_file: Any, tmp_path: Path) -> None:
     with pytest.raises(CompileError, match=r"model\.nu"):
         compile_model(scenario_file("elasticity"), model="model", output_dir=tmp_path,
                       promote=["E"], plan_only=True)  # fmt: skip
+
+
+SETTINGS_UNIFORM = "[Settings]\n  example_batch_shape = '(3,)'\n[]\n"
+SETTINGS_PER_VARIABLE = "[Settings]\n  [example_batch_shape]\n    strain = '(3,)'\n  []\n[]\n"
+SETTINGS_DISAGREE = (
+    "[Settings]\n  [example_batch_shape]\n    strain = '(3,)'\n    T = '(4,)'\n  []\n[]\n"
+)
+
+
+@pytest.mark.parametrize("settings", [SETTINGS_UNIFORM, SETTINGS_PER_VARIABLE])
+def test_settings_example_batch_shape(
+    capsys: Any, scenario_file: Any, tmp_path: Path, settings: str
+) -> None:
+    """``[Settings]/example_batch_shape`` (uniform and per-variable forms, as the eager-cpp
+    README documents) sets the example batch of the traced graphs like --example-batch-shape."""
+    f = tmp_path / "model.i"
+    f.write_text(Path(scenario_file("elasticity")).read_text() + "\n" + settings)
+    meta, _ = _plan(capsys, tmp_path / "out", str(f), "--model", "model")
+    assert meta["segments"][0]["graphs"] == {"value": "model.pt2"}
+
+
+def test_settings_example_batch_shapes_that_differ(
+    capsys: Any, scenario_file: Any, tmp_path: Path
+) -> None:
+    f = tmp_path / "model.i"
+    f.write_text(Path(scenario_file("elasticity")).read_text() + "\n" + SETTINGS_DISAGREE)
+    assert main([str(f), "--model", "model", "--plan", "--output-dir", str(tmp_path / "o")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("Error: ") and "differ" in err and "Traceback" not in err

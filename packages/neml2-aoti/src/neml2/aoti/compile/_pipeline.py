@@ -37,6 +37,7 @@ from neml2.aoti.compile._plan import Plan, Renames, plan
 from neml2.aoti.compile._prepare import Prepared, prepare
 from neml2.aoti.compile._scalarize import SCALARIZED_CHUNK_ROWS, Unsupported, scalarize
 from neml2.aoti.compile._stub import write_stub
+from neml2.settings import Settings
 
 __all__ = ["compile_model"]
 
@@ -68,7 +69,7 @@ def parse_batch(text: str, what: str) -> tuple[tuple[int, ...], tuple[int, ...] 
 
 
 def _example_batch(
-    spec: str | Sequence[str] | None, settings: Any
+    spec: str | Sequence[str] | None, settings: Settings | None
 ) -> tuple[int | None, dict[str, tuple[int, ...]]]:
     """``(example batch size or None, {variable: sub-batch override})``."""
     dyns: list[tuple[int, ...]] = []
@@ -86,9 +87,14 @@ def _example_batch(
         if name and sub is not None:
             subs[name.strip()] = sub
     if not items and settings is not None:
+        # [Settings]/example_batch_shape: uniform '(2,)', or per variable 'name = (dyn; sub)'
+        # (then the same as --example-batch-shape name='(dyn;sub)')
         if settings.example_batch_shape is not None:
-            dyns.append(tuple(settings.example_batch_shape.dyn))
-        dyns.extend(tuple(v.dyn) for v in settings.per_variable.values())
+            dyns.append(tuple(settings.example_batch_shape.dynamic))
+        for name, v in settings.per_variable.items():
+            dyns.append(tuple(v.dynamic))
+            if v.sub is not None:
+                subs[name] = tuple(v.sub)
     sizes = {d for d in dyns if d}
     for d in sizes:
         if len(d) != 1:
