@@ -61,6 +61,9 @@ def test_model_and_driver(capsys: Any, elastic: str) -> None:
     [
         (["--dtype", "float16"], "--dtype float16"),
         (["-j", "0"], "-j 0"),
+        (["--jobs", "0"], "-j 0"),  # v3's long spelling
+        (["-i"], "neml2-inspect"),  # v3's wizard: refused, saying what to use
+        (["--interactive"], "--model NAME or --driver NAME"),
         (["--rename-input", "foo:bar"], "unknown input 'foo'"),
         (["--rename-output", "stress"], "OLD:NEW"),
         (["-p", "model.E", "-p", "model.nu", "--rename-parameter", "model.E:model.nu"],

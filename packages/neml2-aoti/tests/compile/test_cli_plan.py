@@ -196,3 +196,10 @@ def test_settings_example_batch_shapes_that_differ(
     assert main([str(f), "--model", "model", "--plan", "--output-dir", str(tmp_path / "o")]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("Error: ") and "differ" in err and "Traceback" not in err
+
+
+def test_jobs_long_spelling(capsys: Any, scenario_file: Any, tmp_path: Path) -> None:
+    """``--jobs N`` (NEML2 v3's spelling of -j)."""
+    meta, _ = _plan(capsys, tmp_path, str(scenario_file("elasticity")), "--model", "model",
+                    "--jobs", "2")  # fmt: skip
+    assert meta["segments"][0]["graphs"] == {"value": "model.pt2"}

@@ -39,7 +39,10 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", default="aoti", help="output folder (default ./aoti)")
     p.add_argument("--device", nargs="+", default=["cpu"], help="devices, one leaf each")
     p.add_argument("--dtype", default="float64", help="float64 (default) or float32")
-    p.add_argument("-j", dest="jobs", type=int, default=1, help="parallel lowering processes")
+    p.add_argument("-j", "--jobs", dest="jobs", type=int, default=1, metavar="N",
+                   help="parallel lowering processes")  # fmt: skip
+    p.add_argument("-i", "--interactive", action="store_true",
+                   help="NEML2 v3's option wizard: not available (the error says what to use)")  # fmt: skip
     p.add_argument("--no-stub", action="store_true", help="do not write <name>_aoti.i")
     p.add_argument("-p", "--parameter", dest="promote", action="append", default=[],
                    metavar="NAME", help="promote a parameter to a graph input (repeatable)")  # fmt: skip
@@ -75,6 +78,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = [t for t in extra if t.startswith("-")]
     if bad:
         print(f"Error: unrecognized option {bad[0]}", file=sys.stderr)
+        return 1
+    if args.interactive:
+        print(
+            "Error: -i/--interactive (NEML2 v3's option wizard) is not available: list a model's "
+            f"variables and parameters with `neml2-inspect {args.input} MODEL`, then pass "
+            "--model NAME or --driver NAME, -p NAME and -d OUT:IN",
+            file=sys.stderr,
+        )
         return 1
     from neml2.aoti.compile._errors import CompileError
 
