@@ -116,14 +116,25 @@ ModelImpl::run_implicit(const ImplicitSegment & seg, CallState & s)
   NewtonTrace trace(config.collect_log);
   at::Tensor u;
   substepped = false;
-  if (seg.max_substepping_level > 0)
+  try
   {
-    auto cfg = config;
-    cfg.chunk_rows = chunk_rows(seg);
-    u = substep_solve(seg, s, vars, cfg, u0, substepped);
+    if (seg.max_substepping_level > 0)
+    {
+      auto cfg = config;
+      cfg.chunk_rows = chunk_rows(seg);
+      u = substep_solve(seg, s, vars, cfg, u0, substepped);
+    }
+    else
+      u = newton_solve(problem, u0, config, trace);
   }
-  else
-    u = newton_solve(problem, u0, config, trace);
+  catch (const ConvergenceError & e)
+  {
+    // the same recoverable error and failure data, naming the model whose solve failed
+    const std::string msg = label() + ": " + e.what();
+    if (e.has_failure_data())
+      throw ConvergenceError(msg, e.converged_mask(), e.unknowns());
+    throw ConvergenceError(msg);
+  }
   if (config.collect_log)
     log.insert(log.end(), trace.lines.begin(), trace.lines.end());
   s.converged[&seg] = {u, problem.jacobian_if_at(u)};

@@ -520,6 +520,8 @@ ModelImpl::ModelImpl(const fs::path & root_in, c10::Device device_in, c10::Scala
   const auto doc = json::parse_file(meta.string());
   MetadataReader reader{*this, fs::path(), meta.string()};
   reader.check_header(doc);
+  if (const auto * n = doc.find("name"); n && n->is_string())
+    model_name = n->as_string("name");
   // the leaf: from "leaves" when recorded, else the <device>/<dtype> folder convention
   std::string rel = dev + "/" + dtype_folder(dtype);
   std::string avail;

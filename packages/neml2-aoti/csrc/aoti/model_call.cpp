@@ -233,6 +233,13 @@ ModelImpl::collect_outputs(const CallState & s) const
   return out;
 }
 
+std::string
+ModelImpl::label() const
+{
+  return "compiled model" + (model_name.empty() ? std::string() : " '" + model_name + "'") + " (" +
+         root.string() + ")";
+}
+
 at::Tensor
 ModelImpl::empty_of(const CallState & s, const std::vector<int64_t> & trailing) const
 {

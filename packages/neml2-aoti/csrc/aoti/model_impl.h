@@ -227,6 +227,10 @@ public:
     at::Tensor value;
   };
   mutable std::vector<ParamCache> param_cache;
+  /// The compiled model's block name (metadata "name"; empty when not recorded).
+  std::string model_name;
+  /// "compiled model '<name>' (<root>)": how errors name the model.
+  std::string label() const;
   /// Whether the last implicit solve needed substeps (its IFT derivatives are then unavailable).
   bool substepped = false;
 

@@ -84,3 +84,39 @@ def test_transient_driver_on_stub_matches_eager(
     for key in ref:
         torch.testing.assert_close(got[key], ref[key], rtol=1e-10, atol=1e-9, msg=key)
     assert float(got["output.10.equivalent_plastic_strain"].abs().max()) > 0.0
+
+
+def test_convergence_error_names_model_and_step(
+    stub: Callable[[str], Path],
+    scenario_file: Callable[[str], Path],
+    tmp_path: Path,
+    dtype: torch.dtype,
+    device: torch.device,
+) -> None:
+    """A failed solve inside a driver says which model failed and at which step and time, on
+    py-eager and on the compiled route (the same recoverable ConvergenceError)."""
+    import neml2
+    from neml2.aoti import ConvergenceError
+
+    compiled = stub("chaboche")
+    artifact_path = next(
+        line.partition("=")[2].strip().strip("'\"")
+        for line in compiled.read_text().splitlines()
+        if line.partition("=")[0].strip() == "artifact_path"
+    )
+    shutil.copytree(compiled.parent / artifact_path, tmp_path / artifact_path)
+    aoti_input = tmp_path / "driver_aoti.i"
+    aoti_input.write_text(compiled.read_text() + DRIVER)
+    eager_input = tmp_path / "driver_eager.i"
+    eager_input.write_text(scenario_file("chaboche").read_text() + DRIVER)
+    aoti = neml2.load_input(aoti_input, dtype=dtype, device=device)
+    aoti.get_model("model").runtime.set_solver_config(miters=1)
+    eager = neml2.load_input(
+        eager_input, additional_args=["Solvers/newton/max_its:=1"], dtype=dtype, device=device
+    )
+    for factory, model in ((aoti, "compiled model 'model'"), (eager, "ImplicitUpdate 'model'")):
+        with pytest.raises(ConvergenceError) as e:
+            factory.get_driver("driver").run()
+        msg = str(e.value)
+        assert msg.startswith("TransientDriver 'driver' step 1 of 10 (t = 1):"), msg
+        assert model in msg, msg

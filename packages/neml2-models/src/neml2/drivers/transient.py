@@ -25,6 +25,7 @@ from neml2 import log
 from neml2._registry import register_neml2_object
 from neml2.drivers._base import TENSOR_TYPES, Driver, pair_options, resolve_value
 from neml2.schema import HitSchema, SchemaField, dependency, option
+from neml2.solvers._errors import ConvergenceError
 from neml2.tensors import Scalar, TensorWrapper
 
 __all__ = ["TransientDriver"]
@@ -210,7 +211,21 @@ class TransientDriver(Driver):
             if n not in call:
                 call[n] = self._zeros(n, cls, call)
         self._inputs.append(state)
-        self._outputs.append(dict(self.model.call_by_name(call)))
+        try:
+            out = self.model.call_by_name(call)
+        except ConvergenceError as e:
+            # the same recoverable error (failure data kept), saying at which step and time
+            e.args = (f"{self._step_label(k)}: {e}", *e.args[1:])
+            raise
+        self._outputs.append(dict(out))
+
+    def _step_label(self, k: int) -> str:
+        """``TransientDriver 'name' step k of N (t = ...)``: where a step failed."""
+        name = f" '{self._hit_name}'" if self._hit_name else ""
+        t = self.time.data[k].detach()
+        lo, hi = (float(t.min()), float(t.max())) if t.numel() else (float("nan"),) * 2
+        when = f"t = {lo:g}" if lo == hi else f"t = {lo:g} to {hi:g}"
+        return f"TransientDriver{name} step {k} of {self.nsteps - 1} ({when})"
 
     def _zeros(self, name: str, cls: Any, state: dict[str, TensorWrapper]) -> TensorWrapper:
         sub = self._declared_sub_batch(name)
