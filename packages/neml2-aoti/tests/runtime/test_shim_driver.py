@@ -43,6 +43,25 @@ DRIVER = """
 """
 
 
+def _driver_inputs(
+    stub: Callable[[str], Path], scenario_file: Callable[[str], Path], tmp_path: Path
+) -> tuple[Path, Path]:
+    """The Chaboche ``DRIVER`` on the compiled stub (artifact copied next to it) and on the
+    eager input: ``(aoti input, eager input)``."""
+    compiled = stub("chaboche")
+    artifact_path = next(
+        line.partition("=")[2].strip().strip("'\"")
+        for line in compiled.read_text().splitlines()
+        if line.partition("=")[0].strip() == "artifact_path"
+    )
+    shutil.copytree(compiled.parent / artifact_path, tmp_path / artifact_path)
+    aoti_input = tmp_path / "driver_aoti.i"
+    aoti_input.write_text(compiled.read_text() + DRIVER)
+    eager_input = tmp_path / "driver_eager.i"
+    eager_input.write_text(scenario_file("chaboche").read_text() + DRIVER)
+    return aoti_input, eager_input
+
+
 def _run(
     input_file: Path, out: Path, dtype: torch.dtype, capsys: pytest.CaptureFixture[str]
 ) -> dict[str, torch.Tensor]:
@@ -66,17 +85,7 @@ def test_transient_driver_on_stub_matches_eager(
             "runs at the scenario's own Newton tolerances, which float32 cannot meet; the stub "
             "takes the same path on every device and dtype"
         )
-    compiled = stub("chaboche")
-    artifact_path = next(
-        line.partition("=")[2].strip().strip("'\"")
-        for line in compiled.read_text().splitlines()
-        if line.partition("=")[0].strip() == "artifact_path"
-    )
-    shutil.copytree(compiled.parent / artifact_path, tmp_path / artifact_path)
-    aoti_input = tmp_path / "driver_aoti.i"
-    aoti_input.write_text(compiled.read_text() + DRIVER)
-    eager_input = tmp_path / "driver_eager.i"
-    eager_input.write_text(scenario_file("chaboche").read_text() + DRIVER)
+    aoti_input, eager_input = _driver_inputs(stub, scenario_file, tmp_path)
     got = _run(aoti_input, tmp_path / "aoti.pt", dtype, capsys)
     ref = _run(eager_input, tmp_path / "eager.pt", dtype, capsys)
     assert got.keys() == ref.keys()
@@ -98,17 +107,7 @@ def test_convergence_error_names_model_and_step(
     import neml2
     from neml2.aoti import ConvergenceError
 
-    compiled = stub("chaboche")
-    artifact_path = next(
-        line.partition("=")[2].strip().strip("'\"")
-        for line in compiled.read_text().splitlines()
-        if line.partition("=")[0].strip() == "artifact_path"
-    )
-    shutil.copytree(compiled.parent / artifact_path, tmp_path / artifact_path)
-    aoti_input = tmp_path / "driver_aoti.i"
-    aoti_input.write_text(compiled.read_text() + DRIVER)
-    eager_input = tmp_path / "driver_eager.i"
-    eager_input.write_text(scenario_file("chaboche").read_text() + DRIVER)
+    aoti_input, eager_input = _driver_inputs(stub, scenario_file, tmp_path)
     aoti = neml2.load_input(aoti_input, dtype=dtype, device=device)
     aoti.get_model("model").runtime.set_solver_config(miters=1)
     eager = neml2.load_input(
