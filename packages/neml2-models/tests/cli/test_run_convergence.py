@@ -31,5 +31,9 @@ def test_neml2_run_exits_1_with_one_error_line() -> None:
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("Error: Nonlinear solve failed with status MAXITER")
+    # where (the driver step and time), then the solver's own message naming the model
+    assert lines[0].startswith(
+        "Error: TransientDriver 'driver' step 1 of 100 (t = 0.04): "
+        "Nonlinear solve failed with status MAXITER: ImplicitUpdate 'model'"
+    ), lines[0]
     assert "Newton failed to converge in 2 iterations" in lines[0]
