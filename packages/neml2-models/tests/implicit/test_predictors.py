@@ -241,6 +241,63 @@ def test_condensed_predictor_chain() -> None:
     torch.testing.assert_close(w + x * rate, tf, rtol=1e-12, atol=1e-12)
 
 
+def _cd_law(law: str, options: str) -> str:
+    return f"""
+[Models]
+  [law]
+    {law}
+  []
+  [model]
+    type = CoordinateDescentPredictor
+    rate_law = 'law'
+    driving_force_input = 'w'
+    rate = 'r'
+    {options}
+  []
+[]
+"""
+
+
+_PERZYNA = "type = PerzynaPlasticFlowRate\n    reference_stress = 10\n    exponent = 5\n" \
+    "    yield_function = 'w'\n    flow_rate = 'r'"  # fmt: skip
+_IDENTITY = "type = ScalarLinearCombination\n    from = 'w'\n    to = 'r'"
+
+
+@pytest.mark.parametrize(
+    ("law", "options", "A", "b", "rate"),
+    [
+        # stiff Perzyna law (eta = 10, n = 5), default options: the root, e.g. 3.0181e-3 where
+        # the bracket [b - A phi(b), b] gave 834.9 (w + A phi = 1.6e7, not b = 60)
+        (_PERZYNA, "", [18842.0, 18842.0, 1.0, 100.0, 0.0], [60.0, 5.0, 2.0, 30.0, 7.0],
+         [3.0181030663344417e-03, 1.7165107865940967e-04, 3.1974428634697462e-04,
+          2.2574533278961026e-01, 1.6807000000000008e-01]),
+        # no bisection, no polish: phi(b / 2), the midpoint of [0, b]
+        (_PERZYNA, "bisections = 0\n    polish = 0", [18842.0, 1.0, 0.0], [60.0, 2.0, 7.0],
+         [243.0, 1.0000000000000003e-05, 5.2521875000000025e-03]),
+        # phi(w) = w, one bisection: the b end moves to b/2 iff sign(b) g(b/2) >= 0 (ties
+        # included: A = 1, b = +-4 give g(b/2) = 0), else the zero end
+        (_IDENTITY, "bisections = 1\n    polish = 0", [1.0, 1.0, 3.0, 0.0, 0.0, 2.0, -0.5],
+         [4.0, -4.0, 5.0, 6.0, -6.0, -2.0, 3.0], [1.0, -1.0, 1.25, 4.5, -4.5, -0.5, 2.25]),
+        # phi(w) = w, one unguarded Newton step from b/2: exact root b / (1 + A), also outside
+        # [0, b] (A = -0.5)
+        (_IDENTITY, "bisections = 0\n    polish = 1", [1.0, 3.0, 0.0, 2.0, -0.5],
+         [4.0, 5.0, -6.0, -2.0, 3.0], [2.0, 1.25, -6.0, -2.0 / 3.0, 6.0]),
+    ],
+    ids=["perzyna_defaults", "perzyna_midpoint", "bisection_ties", "unguarded_newton"],
+)  # fmt: skip
+def test_coordinate_descent_matches_v3(
+    law: str, options: str, A: list[float], b: list[float], rate: list[float]
+) -> None:
+    """Rates from NEML2 v3.1.0 (CoordinateDescentPredictor ``value`` on these A, b): the search
+    interval is [0, b] and the polish is plain Newton. rtol 1e-12: a few Perzyna evaluations in
+    double precision (observed agreement 1e-15)."""
+    model = load_string(_cd_law(law, options)).get_model("model")
+    out = model.value({"coupling": torch.tensor(A, dtype=torch.float64),
+                       "trial_driving_force": torch.tensor(b, dtype=torch.float64)})  # fmt: skip
+    expected = torch.tensor(rate, dtype=torch.float64)
+    torch.testing.assert_close(out["r"].data.detach(), expected, rtol=1e-12, atol=0.0)
+
+
 @pytest.mark.parametrize(
     ("hit", "old", "new", "match"),
     [

@@ -1,18 +1,21 @@
 r"""``CoordinateDescentPredictor``: rate guess from a condensed driving force.
 
 With the rate law :math:`\varphi(w, x)` (``rate_law``; :math:`w` its input
-``driving_force_input``), ``coupling`` :math:`A \ge 0` and ``trial_driving_force`` :math:`b`
+``driving_force_input``), ``coupling`` :math:`A` and ``trial_driving_force`` :math:`b`
 (e.g. from ``RateCondensation``), solve per batch element
 
 .. math::  g(w) = w + A\,\varphi(w) - b = 0
 
-and output ``rate`` :math:`= \varphi(w)`. For a nondecreasing :math:`\varphi`, :math:`g` is
-increasing and the root lies between :math:`b` and :math:`b - A\varphi(b)`: ``bisections``
-bisection steps on that bracket, then ``polish`` Newton steps
-:math:`w \leftarrow w - g/(1 + A\varphi')` (a step leaving the bracket is rejected). Each batch element is one
-coordinate, so a single Gauss–Seidel sweep is exact; ``sweeps`` bounds the sweeps for coupled
-coordinates. Inputs: ``coupling``, ``trial_driving_force`` and the rate law's other inputs.
-Derivatives by autograd through the converged iterations (``request_AD``).
+and output ``rate`` :math:`= \varphi(w)`. The search interval runs from :math:`w_0 = 0` (no
+driving force) to :math:`w_1 = b` (no rate); each of the ``bisections`` steps evaluates
+:math:`g` at :math:`m = (w_0 + w_1)/2` and moves the :math:`b` end there if
+:math:`\operatorname{sign}(b)\,g(m) \ge 0`, else the zero end. From the midpoint of the final
+interval ``polish`` unguarded Newton steps :math:`w \leftarrow w - g/(1 + A\varphi')` follow.
+For a nondecreasing :math:`\varphi` with :math:`\varphi(0) = 0` and :math:`A \ge 0` the root
+lies in :math:`[\min(0, b), \max(0, b)]`. Each batch element is one coordinate, so a single
+Gauss–Seidel sweep is exact; ``sweeps`` bounds the sweeps for coupled coordinates. Inputs:
+``coupling``, ``trial_driving_force`` and the rate law's other inputs. Derivatives by autograd
+through the iterations (``request_AD``).
 """
 
 from __future__ import annotations
@@ -117,23 +120,20 @@ class CoordinateDescentPredictor(Model):
                     f"axes; only per-element (uncoupled) coordinates are supported"
                 )
         others = dict(zip(self._others(), rest, strict=True))
-        phi_b, _ = self._phi(b, others, False)
-        w2 = b - A * phi_b
-        lo = Scalar._wrap(torch.minimum(b.data, w2.data))
-        hi = Scalar._wrap(torch.maximum(b.data, w2.data))
+        # interval [0, b]: w1 is the b end, moved to the midpoint where sign(b) g(mid) >= 0
+        sign = torch.where(b.data >= 0, 1.0, -1.0).to(b.data.dtype)
+        w0 = Scalar._wrap(torch.zeros_like(b.data))
+        w1 = b
         for _ in range(self.bisections):
-            mid = (lo + hi) * 0.5
+            mid = (w0 + w1) * 0.5
             phi, _ = self._phi(mid, others, False)
-            pos = (mid + A * phi - b).data > 0
-            hi = Scalar._wrap(torch.where(pos, mid.data, hi.data))
-            lo = Scalar._wrap(torch.where(pos, lo.data, mid.data))
-        w = (lo + hi) * 0.5
+            far = (mid + A * phi - b).data * sign >= 0
+            w1 = Scalar._wrap(torch.where(far, mid.data, w1.data))
+            w0 = Scalar._wrap(torch.where(far, w0.data, mid.data))
+        w = (w0 + w1) * 0.5
         for _ in range(self.polish):
             phi, dphi = self._phi(w, others, True)
-            step = (w + A * phi - b) / (A * dphi + 1.0)
-            trial = (w - step).data
-            inside = (trial >= lo.data) & (trial <= hi.data)
-            w = Scalar._wrap(torch.where(inside, trial, w.data))
+            w = w - (w + A * phi - b) / (A * dphi + 1.0)
         rate, _ = self._phi(w, others, False)
         return rate
 
