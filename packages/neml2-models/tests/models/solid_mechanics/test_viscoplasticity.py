@@ -44,6 +44,11 @@ CASES = [
               {"isotropic_hardening": np.array([-3.0, -1.0, 2.0, 4.0]), "tau": POS * 10, "n": POS + 1},
               lambda x: {"isotropic_hardening_rate": -(np.abs(x["isotropic_hardening"]) / x["tau"]) ** (x["n"] - 1)
                          * x["isotropic_hardening"] / x["tau"]}),
+    # X = 0 (the zero back stress start of an implicit solve)
+    ModelCase("kin-recovery-at-zero", _hit("PowerLawKinematicHardeningStaticRecovery", "tau = 'tau'\n    n = 'n'"),
+              {"back_stress": SR2X * np.array([0.0, 0.0, 1.0, 0.0])[:, None], "tau": POS * 20,
+               "n": np.array([2.0, 2.5, 3.0, 3.5])},
+              lambda x: {"back_stress_rate": _kin_recovery(x, x["tau"], x["n"])}),
     ModelCase("kin-recovery", _hit("PowerLawKinematicHardeningStaticRecovery", "tau = 20\n    n = 3"),
               {"back_stress": SR2X}, lambda x: {"back_stress_rate": _kin_recovery(x, 20.0, 3.0)}),
     ModelCase("kin-recovery-promoted", _hit("PowerLawKinematicHardeningStaticRecovery", "tau = 'tau'\n    n = 'n'"),
@@ -144,3 +149,42 @@ def test_annealing_keeps_sub_batch() -> None:
     assert y.sub_batch_ndim == 1
     want = torch.tensor([1.0, 0.0, -2.0], dtype=torch.float64)[:, None].expand(2, 3, 6)
     torch.testing.assert_close(y.data, want)
+
+
+def _iso_recovery(h: torch.Tensor, tau: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+    return -(torch.pow(h.abs() / tau, n - 1.0) * h / tau)
+
+
+@pytest.mark.parametrize("n", [1.0, 1.5, 2.0, 2.5, 3.0])
+def test_iso_recovery_derivatives_at_zero(n: float) -> None:
+    """Partials of :math:`\\dot h = -(|h|/\\tau)^{n-1} h/\\tau` are finite at :math:`h = 0` (where an
+    implicit solve from zero hardening starts) and equal the limits :math:`-n\\,0^{n-1}/\\tau`
+    (:math:`-1/\\tau` for :math:`n = 1`, else 0), 0 (:math:`\\tau`) and 0 (:math:`n`); off zero
+    they equal autograd of the formula, and the value is the formula's to the last bit."""
+    from neml2.tensors import Scalar
+
+    model = load_string(
+        _hit("PowerLawIsotropicHardeningStaticRecovery", "tau = 'tau'\n    n = 'n'")
+    ).get_model("model")
+    f64 = torch.float64
+    h = torch.tensor([0.0, -0.0, 0.7, -1.3], dtype=f64)
+    tau = torch.tensor([2.0, 5.0, 3.0, 4.0], dtype=f64)
+    nn = torch.full((4,), n, dtype=f64)
+    out, jac = model.jacobian(
+        {"isotropic_hardening": Scalar(h), "tau": Scalar(tau), "n": Scalar(nn)}
+    )
+    names = ("isotropic_hardening", "tau", "n")
+    got = {k: jac["isotropic_hardening_rate"][k].data.detach() for k in names}
+    for k in names:
+        assert torch.isfinite(got[k]).all(), (k, got[k])
+    zero = torch.zeros(2, dtype=f64)
+    want_h = -1.0 / tau[:2] if n == 1.0 else zero
+    torch.testing.assert_close(got["isotropic_hardening"][:2], want_h, rtol=0, atol=0)
+    torch.testing.assert_close(got["tau"][:2], zero, rtol=0, atol=0)
+    torch.testing.assert_close(got["n"][:2], zero, rtol=0, atol=0)
+    ref = torch.autograd.functional.jacobian(_iso_recovery, (h[2:], tau[2:], nn[2:]))  # type: ignore[no-untyped-call]
+    for k, r in zip(names, ref, strict=True):
+        torch.testing.assert_close(got[k][2:], r.diagonal(), rtol=1e-12, atol=0)
+    torch.testing.assert_close(
+        out["isotropic_hardening_rate"].data.detach(), _iso_recovery(h, tau, nn), rtol=0, atol=0
+    )
