@@ -2,8 +2,8 @@ r"""Calibrate two parameters of a J2 Perzyna viscoplastic model with pyzag + a t
 
 Synthetic data: uniaxial strain ramps :math:`\varepsilon_{xx}(t) = \dot\varepsilon t` at
 ``--rates`` strain rates (one batch entry each), integrated with the true parameters of
-``calibrate_perzyna.i`` (Perzyna reference stress :math:`\eta` = ``flow_rate_reference_stress``,
-hardening modulus :math:`K` = ``isoharden_hardening_modulus``). The fit starts from values 30 %
+``calibrate_perzyna.i`` (Perzyna reference stress :math:`\eta` = ``flow_rate_eta``,
+hardening modulus :math:`K` = ``isoharden_K``). The fit starts from values 30 %
 off and minimizes the mean squared stress error
 
 .. math:: L(\eta, K) = \frac{1}{N} \sum_{k, b} (\sigma_{xx}^{k b}(\eta, K) - \hat\sigma_{xx}^{k b})^2
@@ -29,7 +29,7 @@ from neml2.pyzag import NEML2PyzagModel
 
 HERE = Path(__file__).resolve().parent
 INPUT = HERE / "calibrate_perzyna.i"
-FIT = ("flow_rate_reference_stress", "isoharden_hardening_modulus")
+FIT = ("flow_rate_eta", "isoharden_K")
 
 
 def make_solver(

@@ -203,3 +203,18 @@ def test_jobs_long_spelling(capsys: Any, scenario_file: Any, tmp_path: Path) -> 
     meta, _ = _plan(capsys, tmp_path, str(scenario_file("elasticity")), "--model", "model",
                     "--jobs", "2")  # fmt: skip
     assert meta["segments"][0]["graphs"] == {"value": "model.pt2"}
+
+
+def test_parameters_take_v3_names_and_aliases(
+    capsys: Any, scenario_file: Any, tmp_path: Path
+) -> None:
+    """``-p``/``-d`` accept an option-key alias; the artifact records v3's names."""
+    f = str(scenario_file("chaboche"))
+    meta, _ = _plan(capsys, tmp_path, f, "--model", "model",
+                    "-p", "implicit_rate.flow_rate.reference_stress",
+                    "-p", "implicit_rate.yield_surface.sy",
+                    "-d", "stress:implicit_rate.flow_rate.reference_stress")  # fmt: skip
+    assert [p["name"] for p in meta["parameters"]] == [
+        "implicit_rate.flow_rate.eta", "implicit_rate.normality.flow.yield_surface.sy"
+    ]  # fmt: skip
+    assert meta["parameter_derivatives"] == [["stress", "implicit_rate.flow_rate.eta"]]

@@ -68,12 +68,12 @@ def test_layouts_and_parameters(dtype: torch.dtype) -> None:
     assert (m.nstate, m.nforce, m.lookback) == (7, 7, 1)
     assert set(m.force_names) == {"strain", "t"}
     names = dict(m.named_parameters())
-    assert float(names["flow_rate_reference_stress"]) == 150.0
-    assert float(names["isoharden_hardening_modulus"]) == 2000.0
-    only = _model(dtype, include_parameters=["flow_rate_exponent"])
-    assert [n for n, _ in only.named_parameters()] == ["flow_rate_exponent"]
-    without = _model(dtype, exclude_parameters=["flow_rate_exponent"])
-    assert "flow_rate_exponent" not in dict(without.named_parameters())
+    assert float(names["flow_rate_eta"]) == 150.0
+    assert float(names["isoharden_K"]) == 2000.0
+    only = _model(dtype, include_parameters=["flow_rate_n"])
+    assert [n for n, _ in only.named_parameters()] == ["flow_rate_n"]
+    without = _model(dtype, exclude_parameters=["flow_rate_n"])
+    assert "flow_rate_n" not in dict(without.named_parameters())
 
 
 def test_bad_inputs(dtype: torch.dtype) -> None:
@@ -136,9 +136,7 @@ def test_trajectory_matches_neml2_newton(dtype: torch.dtype) -> None:
 
 def test_adjoint_gradient_matches_finite_differences() -> None:
     f64 = torch.float64
-    m = _model(
-        f64, include_parameters=["flow_rate_reference_stress", "isoharden_hardening_modulus"]
-    )
+    m = _model(f64, include_parameters=["flow_rate_eta", "isoharden_K"])
     y0, forces = _problem(m, 4, f64)
     solver = nonlinear.RecursiveNonlinearEquationSolver(
         m, step_generator=nonlinear.StepGenerator(2)

@@ -83,9 +83,14 @@ class EagerModel:
         return {self._prefix + n: p.detach().clone() for n, p in self.model.named_parameters()}
 
     def set_parameter(self, name: str, value: torch.Tensor) -> None:
-        """Replace parameter ``name`` (a boundary name, see :meth:`named_parameters`)."""
+        """Replace parameter ``name`` (a boundary name, see :meth:`named_parameters`; aliases as
+        for ``Model.parameter_name``)."""
         known = dict(self.model.named_parameters())
         local = name[len(self._prefix) :] if name.startswith(self._prefix) else None
+        try:
+            local = None if local is None else self.model.parameter_name(local)
+        except KeyError:
+            local = None
         if local is None or local not in known:
             raise ValueError(
                 f"unknown parameter '{name}'; parameters: {sorted(self._prefix + n for n in known)}"

@@ -3,13 +3,15 @@
 Pass 1 resolves every input/output name (HIT value → string ``default`` → option name;
 ``BLOCK_NAME`` → block name; derived names ``resolved(ref) + suffix`` unless renamed), sets
 ``self.<attr>``, options and dependencies, and builds the per-instance specs. Pass 2 declares
-parameters and buffers, so promoted inputs follow the structural ones.
+parameters and buffers (under their v3 storage names, :mod:`neml2._param_storage`), so
+promoted inputs follow the structural ones.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from neml2._param_storage import storage_name
 from neml2.schema import BLOCK_NAME, MISSING, SchemaField
 
 __all__ = ["store_schema_values", "tokens"]
@@ -159,7 +161,7 @@ def store_schema_values(
             if f.default is MISSING:
                 raise _missing(f)
             spec = f.default
-        store = _attr(model, f)
+        store = storage_name(type(model), f)
         if store != f.target:
             model._param_alias[f.target] = store
         try:
@@ -184,7 +186,9 @@ def _declare(model: Any, f: SchemaField, store: str, spec: Any, factory: Any) ->
     elif k == "buffer":
         model.declare_typed_buffer(store, spec, f.type, factory=factory)
     else:
-        names = [f"{f.target}_{i}" for i in range(len(tokens(spec)))]
+        names = [f"{store}_{i}" for i in range(len(tokens(spec)))]
+        if store != f.target:
+            model._param_alias.update({f"{f.target}_{i}": n for i, n in enumerate(names)})
         for n, tok in zip(names, tokens(spec), strict=True):
             if k == "parameters":
                 model.declare_typed_parameter(

@@ -131,13 +131,24 @@ def ad_pushforward(model: Any, args: Sequence[Any], v: Mapping[str, Mapping[str,
 
 
 def _params(model: Any, params: Sequence[str] | None) -> dict[str, torch.Tensor]:
+    """Chosen parameters by reported name (aliases resolved by ``Model.parameter_name``)."""
     named = dict(model.named_parameters())
     if params is None:
         return named
-    missing = [p for p in params if p not in named]
+    chosen: dict[str, torch.Tensor] = {}
+    missing = []
+    for p in params:
+        try:
+            q = model.parameter_name(p)
+        except KeyError:
+            q = p
+        if q in named:
+            chosen[q] = named[q]
+        else:
+            missing.append(p)
     if missing:
         raise KeyError(f"unknown parameter(s) {missing}; parameters: {sorted(named)}")
-    return {p: named[p] for p in params}
+    return chosen
 
 
 def param_jacobian(

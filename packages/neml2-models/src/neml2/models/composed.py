@@ -73,9 +73,14 @@ class ComposedModel(Model):
             if not isinstance(m, Model):
                 raise TypeError(f"ComposedModel: models[{i}] is a {type(m).__name__}, not a Model")
         res = DependencyResolver(models, list(self.additional_outputs)).resolve()
+        # children are registered in evaluation order, as in v3: a submodule shared with a nested
+        # model is then reported (named_parameters/named_modules) under its first path in order
+        index = {id(m): i for i, m in enumerate(models)}
+        ordered = {id(m) for m in res.order}
+        rest = [m for m in models if id(m) not in ordered]
         used: set[str] = set()
-        for i, m in enumerate(models):
-            register_submodule(self, m, f"_child_{i}", used=used)
+        for m in [*res.order, *rest]:
+            register_submodule(self, m, f"_child_{index[id(m)]}", used=used)
         self.input_spec = dict(res.inputs)
         self.output_spec = dict(res.outputs)
         self.output_priorities = {n: None for n in res.outputs}

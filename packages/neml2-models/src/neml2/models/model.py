@@ -112,18 +112,41 @@ class Model(nn.Module):
 
     # ------------------------------------------------------------------ parameters and buffers
     def register_typed_parameter(self, name: str, value: TensorWrapper) -> None:
-        """Register ``value`` as an ``nn.Parameter`` named ``name`` (type kept for reads)."""
-        self.register_parameter(name, nn.Parameter(value.data.detach().clone()))
+        """Register ``value`` as an ``nn.Parameter`` named ``name`` (type kept for reads).
+
+        A name that is also a class attribute (v3's ``value`` of the ``*ConstantParameter``
+        types vs :meth:`value`) goes straight into ``_parameters``: ``named_parameters``,
+        ``state_dict`` and ``functional_call`` see it; attribute access keeps the class member.
+        """
+        param = nn.Parameter(value.data.detach().clone())
+        if hasattr(type(self), name) and name not in self._parameters:
+            self._check_storage_name(name)
+            self._parameters[name] = param
+        else:
+            self.register_parameter(name, param)
         self._param_types[name] = (type(value), value.sub_batch_ndim)
         self._pfast.clear()
 
     def register_typed_buffer(
         self, name: str, value: TensorWrapper, persistent: bool = True
     ) -> None:
-        """Register ``value`` as a buffer (a constant, no autograd)."""
-        self.register_buffer(name, value.data.detach().clone(), persistent=persistent)
+        """Register ``value`` as a buffer (a constant, no autograd); names as for parameters."""
+        data = value.data.detach().clone()
+        if hasattr(type(self), name) and name not in self._buffers:
+            self._check_storage_name(name)
+            self._buffers[name] = data
+            if not persistent:
+                self._non_persistent_buffers_set.add(name)
+        else:
+            self.register_buffer(name, data, persistent=persistent)
         self._param_types[name] = (type(value), value.sub_batch_ndim)
         self._pfast.clear()
+
+    def _check_storage_name(self, name: str) -> None:
+        """Refuse a storage name that is already a parameter, buffer or submodule."""
+        taken = (self._parameters, self._buffers, self._modules)
+        if "." in name or any(name in t for t in taken):
+            raise KeyError(f"{type(self).__name__}: cannot store a tensor as '{name}'")
 
     def declare_typed_parameter(
         self,
@@ -235,13 +258,40 @@ class Model(nn.Module):
                     out[f"{prefix}.{n}" if prefix else n] = tuple(mod._param_types[n][0].BASE_SHAPE)
         return out
 
+    def parameter_name(self, qname: str) -> str:
+        """The name ``named_parameters()``/``named_buffers()`` report for tensor ``qname``.
+
+        ``qname`` is that name, or an alias: the option key as leaf (``isoharden.saturated_hardening``
+        for v3's ``isoharden.R``; list items ``<key>_<i>``) and/or another path to a submodule
+        shared by several composed models (reported under its first path in ``named_modules()``).
+        Raises ``KeyError`` when ``qname`` names no parameter or buffer.
+        """
+        mod_path, _, leaf = qname.rpartition(".")
+        try:
+            mod = self.get_submodule(mod_path) if mod_path else self
+        except AttributeError:
+            mod = None
+        if isinstance(mod, Model):
+            leaf = mod._param_alias.get(leaf, leaf)
+        if mod is None or (leaf not in mod._parameters and leaf not in mod._buffers):
+            known = [n for n, _ in self.named_parameters()]
+            raise KeyError(f"no parameter '{qname}' (parameters: {known})")
+        path = next(p for p, m in self.named_modules() if m is mod)
+        return f"{path}.{leaf}" if path else leaf
+
     def set_parameter(self, qname: str, value: Any) -> None:
-        """Set a parameter: in-place copy if broadcastable to its shape, else replace it."""
-        mod_path, _, attr = qname.rpartition(".")
+        """Set a parameter (name or :meth:`parameter_name` alias); copy in place if broadcastable.
+
+        A value that does not broadcast to the stored shape replaces the parameter.
+        """
+        try:
+            mod_path, _, attr = self.parameter_name(qname).rpartition(".")
+        except KeyError as e:
+            raise KeyError(f"set_parameter: {e.args[0]}") from None
         mod = self.get_submodule(mod_path) if mod_path else self
-        p = mod._parameters.get(attr) if isinstance(mod, nn.Module) else None
+        p = mod._parameters.get(attr)
         if p is None:
-            raise KeyError(f"set_parameter: no parameter '{qname}'")
+            raise KeyError(f"set_parameter: '{qname}' is a buffer, not a parameter")
         data = value.data if isinstance(value, TensorWrapper) else torch.as_tensor(value)
         data = data.to(dtype=p.dtype, device=p.device)
         try:

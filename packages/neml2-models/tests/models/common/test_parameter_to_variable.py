@@ -54,7 +54,7 @@ def test_tensors_reference_is_a_parameter() -> None:
     )
     m = f.get_model("model")
     assert list(m.input_spec) == []
-    assert [n for n, _ in m.named_parameters()] == ["from"]
+    assert [n for n, _ in m.named_parameters()] == ["param"]  # v3 stores option "from" as "param"
     want = torch.tensor([[1.0, 2, 3], [4, 5, 6]], dtype=torch.float64)
     assert torch.equal(m().data, want)
 

@@ -1,7 +1,8 @@
 r"""Stages 1–2 of a compile: load the model, resolve promoted parameters and derivative pairs.
 
 Parameter naming (the artifact's public names): the qualified names of the py-eager model
-(``named_parameters()``/``named_buffers()``), with a bare leaf (neither a ``ComposedModel`` nor an
+(``named_parameters()``/``named_buffers()``: v3's names; ``-p`` also takes the aliases of
+``Model.parameter_name``), with a bare leaf (neither a ``ComposedModel`` nor an
 ``ImplicitUpdate``) prefixed by the model name (``model.E``), as if wrapped in a one-child
 composition. ``-d OUT:IN`` splits at the first ``:``; an empty side means all outputs / all
 structural inputs; IN is matched against structural inputs first, then promoted parameters.
@@ -74,6 +75,17 @@ def _candidates(model: Any, prefix: str) -> dict[str, tuple[str, str]]:
     for n, _ in model.named_buffers():
         out[prefix + n] = (n, "buffer")
     return out
+
+
+def _public_name(model: Any, prefix: str, name: str) -> str:
+    """``-p`` value → public name; aliases resolve through ``Model.parameter_name``."""
+    if not name.startswith(prefix):
+        return name
+    try:
+        local: str = model.parameter_name(name[len(prefix) :])
+    except KeyError:
+        return name
+    return prefix + local
 
 
 def _in_residual(model: Any, internal: str) -> bool:
@@ -198,7 +210,7 @@ def prepare(
     prefix = f"{name}." if _is_bare_leaf(m) else ""
     cands = _candidates(m, prefix)
     params: list[ParamInfo] = []
-    for p in sorted(set(promote)):
+    for p in sorted({_public_name(m, prefix, q) for q in promote}):
         if p not in cands:
             avail = ", ".join(cands) or "(none)"
             raise CompileError(f"-p {p}: unknown parameter (available: {avail})")
@@ -213,8 +225,15 @@ def prepare(
         ins, outs = boundary_variables(m, settings, sub_batch=sub_batch)
     except ValueError as e:
         raise CompileError(f"{input_file}: {e}") from None
+    structural = [v.name for v in ins]
+    specs = []
+    for spec in derivatives:  # a parameter on the IN side may be given by an alias, as with -p
+        out, sep, inp = spec.partition(":")
+        if inp and inp not in structural:
+            inp = _public_name(m, prefix, inp)
+        specs.append(f"{out}{sep}{inp}")
     pairs, ppairs = resolve_pairs(
-        derivatives, [v.name for v in ins], [v.name for v in outs], [p.name for p in params]
+        specs, structural, [v.name for v in outs], [p.name for p in params]
     )
     for o, i in pairs:
         sub = {v.name: v.sub_batch_shape for v in (*ins, *outs)}

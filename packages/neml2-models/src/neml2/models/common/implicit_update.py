@@ -118,6 +118,8 @@ class ImplicitUpdate(Model):
         self.system = system
         rm = system.model
         register_submodule(self, rm, "_residual_model")
+        if "predictor" in self._modules:  # v3 order: the residual model first, then the predictor
+            self._modules["predictor"] = self._modules.pop("predictor")
         produced = set(pred.output_spec) if pred is not None else set()
         givens = set(system.given_names)
         ins: dict[str, Any] = {}
