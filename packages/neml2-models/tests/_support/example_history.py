@@ -21,7 +21,8 @@ def params(path: Path) -> dict[str, float]:
 
 def history(path: Path, overrides: list[str] | None = None) -> dict[str, np.ndarray]:
     """``{var: (N, *batch, *base)}`` for every recorded variable (outputs take precedence,
-    missing steps are zero) from the example's ``driver`` run in float64."""
+    missing steps are zero, steps recorded unbatched are broadcast to the batch) from the
+    example's ``driver`` run in float64."""
     driver = load_input(path, additional_args=overrides or [], dtype=torch.float64).get_driver(
         "driver"
     )
@@ -36,8 +37,10 @@ def history(path: Path, overrides: list[str] | None = None) -> dict[str, np.ndar
         vals = [
             result.get(f"output.{k}.{var}", result.get(f"input.{k}.{var}")) for k in range(nsteps)
         ]
-        like = next(v for v in vals if v is not None)
-        out[var] = np.stack([np.zeros_like(like) if v is None else v for v in vals])
+        present = [v for v in vals if v is not None]
+        shape = np.broadcast_shapes(*(v.shape for v in present))
+        zero = np.zeros(shape, dtype=present[0].dtype)
+        out[var] = np.stack([zero if v is None else np.broadcast_to(v, shape) for v in vals])
     return out
 
 

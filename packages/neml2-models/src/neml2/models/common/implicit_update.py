@@ -19,6 +19,11 @@ Default sensitivity solver: the Newton linear solver if it is direct, else a new
 Sub-batch: an unknown's sub-batch shape comes from its ``[Settings]`` declaration, the initial
 guess or its ``u~k`` givens (they must agree); unbatched guesses are expanded to it, unmarked
 batched values are rejected (see :mod:`neml2.es.nonlinear_system` for the layouts).
+Batch shape of the outputs (plain call, no ``v``): the solution carries the batch
+:math:`B = \operatorname{broadcast}(B_u, B_g)` of the guesses :math:`B_u` and givens :math:`B_g`
+once Newton has taken a step; a solve that converges at iteration 0 returns the guess itself, with
+the guesses' own batch :math:`B_u` (as v3: unbatched old state stays unbatched until an update
+makes it batch-dependent). Tangents (``v``) keep :math:`B`.
 Substepping (``max_substepping_level``, ``incremental_variables``) is a compiled-model feature:
 the eager forward raises ``NotImplementedError`` when either is set.
 """
@@ -31,6 +36,7 @@ import torch
 
 from neml2._registry import register_neml2_object
 from neml2.es import AssembledMatrix, AssembledVector
+from neml2.es._layout import broadcast_batch
 from neml2.es.nonlinear_system import ModelNonlinearSystem
 from neml2.models.common._implicit_ift import ImplicitSolve, contract
 from neml2.models.model import Model, register_submodule
@@ -244,16 +250,32 @@ class ImplicitUpdate(Model):
                 self, guess, gsub, *gdata, *params
             )
             lay = system.unknown_layout
-            return tuple(
-                system.types[n]._wrap(x, len(lay.variable(n).sub_batch_shape))
-                for n, x in zip(system.unknown_names, outs, strict=True)
+            return self._keep_guess_batch(
+                tuple(
+                    system.types[n]._wrap(x, len(lay.variable(n).sub_batch_shape))
+                    for n, x in zip(system.unknown_names, outs, strict=True)
+                ),
+                guess,
             )
         u = self._solve(givens, guess)
         uvals = system.unpack_unknowns(u)
         result = tuple(uvals[n] for n in system.unknown_names)
         if v is None:
-            return result
+            return self._keep_guess_batch(result, guess)
         return (*result, self._ift(u, uvals, v))
+
+    def _keep_guess_batch(
+        self, result: tuple[TensorWrapper, ...], guess: dict[str, Any]
+    ) -> tuple[TensorWrapper, ...]:
+        """After a solve that took no Newton step, the solution (= the guess, expanded to the
+        givens' batch for the solve) narrowed back to the guesses' broadcast dynamic batch
+        (through autograd the narrowed value is the solution's first entry along cut axes)."""
+        res = self.last_result
+        if res is None or getattr(res, "iterations", None) != 0:
+            return result
+        shapes = [tuple(guess[n].dynamic_batch_shape) for n in self.system.unknown_names]
+        target = tuple(broadcast_batch(*shapes))
+        return tuple(_narrow_batch(x, target) for x in result)
 
     def _needs_autograd(self, givens: dict[str, Any]) -> bool:
         if not torch.is_grad_enabled():
@@ -294,3 +316,19 @@ class ImplicitUpdate(Model):
                 }  # fmt: skip
                 v_out.update(self.apply_chain_rule(v, var.name, actions, output=uvals[var.name]))
         return v_out
+
+
+def _narrow_batch(x: TensorWrapper, target: tuple[int, ...]) -> TensorWrapper:
+    """``x`` with its dynamic batch cut to ``target`` (entry 0 along the axes ``target`` lacks or
+    has of size 1); only used where every entry along those axes is equal."""
+    batch = tuple(x.dynamic_batch_shape)
+    if batch == target:
+        return x
+    d = x.data
+    lead = len(batch) - len(target)
+    d = d[(0,) * lead]
+    for i, (have, want) in enumerate(zip(batch[lead:], target, strict=True)):
+        if want == 1 and have != 1:
+            d = d.narrow(i, 0, 1)
+    out: TensorWrapper = type(x)._wrap(d, x.sub_batch_ndim)
+    return out
