@@ -66,8 +66,11 @@ def test_forward_matches_py_eager(
     got = elasticity.forward({"strain": e})["stress"]
     assert got.dtype == dtype and got.device == device
     _close(got, want, dtype)
-    # a batch-less input is batch (1,)
-    torch.testing.assert_close(elasticity.forward({"strain": e[0]})["stress"], want[:1])
+    # batch-less in, batch-less out (NEML2 v3, every route); an empty batch stays empty
+    torch.testing.assert_close(elasticity.forward({"strain": e[0]})["stress"], want[0])
+    _, J = elasticity.jacobian({"strain": e[0]})
+    assert J["stress"]["strain"].shape == (6, 6)
+    assert elasticity.forward({"strain": e[:0]})["stress"].shape == (0, 6)
 
 
 def test_jvp_is_the_jacobian_contraction(device: torch.device, dtype: torch.dtype) -> None:

@@ -122,6 +122,12 @@ Model::forward(const TensorMap & inputs)
   return _impl->call<TensorMap>("forward", inputs);
 }
 
+TensorMap
+Model::value(const TensorMap & inputs)
+{
+  return _impl->call<TensorMap>("value", inputs);
+}
+
 JvpResult
 Model::jvp(const TensorMap & inputs, const TensorMap & tangents)
 {
@@ -198,6 +204,12 @@ std::map<std::string, std::vector<int64_t>>
 Model::parameter_base_shapes() const
 {
   return _impl->call<std::map<std::string, std::vector<int64_t>>>("parameter_base_shapes");
+}
+
+std::string
+Model::summary() const
+{
+  return _impl->call<std::string>("summary");
 }
 
 c10::Device

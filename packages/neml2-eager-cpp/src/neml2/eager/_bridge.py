@@ -107,8 +107,16 @@ class EagerModel:
         """Output values ``(*B, *sub, *base)``."""
         x, batch = self._args(inputs)
         with torch.no_grad():
-            y = self.model.call_by_name(x)
+            y = self.model.value(x)  # the traced graph when neml2.jit tracing is on
         return canonical_outputs("output", y, self._outputs, batch)
+
+    def value(self, inputs: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """``neml2::Model::value``: the same as :meth:`forward`."""
+        return self.forward(inputs)
+
+    def summary(self) -> str:
+        """What ``print(model)`` shows (``Name:``/``Input:``/``Output:``)."""
+        return str(self.model)
 
     def jvp(
         self, inputs: Mapping[str, torch.Tensor], tangents: Mapping[str, torch.Tensor]

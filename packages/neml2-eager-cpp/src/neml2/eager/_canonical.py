@@ -2,9 +2,10 @@ r"""The canonical raw-tensor boundary of the eager C++ route (design.md §4).
 
 A boundary variable :math:`v` with base shape :math:`b_v` and declared sub-batch shape :math:`s_v`
 crosses as one tensor of shape ``(*B_v, *s_v, *b_v)``. The trailing ``(*s_v, *b_v)`` axes must
-match exactly, dtype and device must be the model's (never cast or moved), a batch-less tensor
-(``B_v = ()``) counts as batch ``(1,)``, and the batches broadcast to one common ``B``
-(numpy rules). Results leave expanded to ``(*B, *s_v, *b_v)``.
+match exactly, dtype and device must be the model's (never cast or moved), and the batches
+broadcast to one common ``B`` (numpy rules; a batch-less tensor has ``B_v = ()``, so batch-less
+inputs give batch-less results, as on every route). Results leave expanded to
+``(*B, *s_v, *b_v)``.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def _check_tensor(
             f"(*batch, {', '.join(map(str, trailing))}) -- trailing axes "
             f"{format_shape(trailing)} (sub-batch + base shape of the variable)"
         )
-    return t.unsqueeze(0) if t.dim() == n else t
+    return t
 
 
 def canonical_inputs(

@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from neml2 import _guard
+from neml2.jit import _trace
 from neml2.models import _derivatives, _jacobian, ad
 from neml2.models._params import NLParam, PromotedParam, resolve_constant, resolve_provider
 from neml2.models._store import store_schema_values
@@ -355,7 +356,13 @@ class Model(nn.Module):
         return dict(zip(self.output_spec, res, strict=True))
 
     def value(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        """Same as :meth:`call_by_name`."""
+        """Same as :meth:`call_by_name` (through a traced graph when tracing is on).
+
+        Tracing (``NEML2_JIT_TRACE=1`` or :func:`neml2.jit.set_tracing`) is off by default; see
+        :mod:`neml2.jit._trace`.
+        """
+        if _trace.tracing_enabled():
+            return _trace.traced_value(self, state)
         return self.call_by_name(state)
 
     def jvp(

@@ -66,6 +66,10 @@ public:
   /// Output values (*B, *sub, *out_base) keyed by output name.
   TensorMap forward(const TensorMap & inputs);
 
+  /// forward(), except that when every input is batch-less the outputs are too (no leading
+  /// batch axis of 1): the semantics of neml2::Model::value (neml2/neml2.h).
+  TensorMap value(const TensorMap & inputs);
+
   /// {outputs, sum_in d(out)/d(in) . tangents[in]}; tangents are keyed and shaped like inputs,
   /// a missing tangent counts as zero. Every output gets a directional derivative.
   JvpResult jvp(const TensorMap & inputs, const TensorMap & tangents);
@@ -94,6 +98,9 @@ public:
   /// Base shape of every parameter. Names are the AOTI artifact's: the qualified names of the
   /// loaded model, a bare leaf prefixed with the model name ("model.E").
   std::map<std::string, std::vector<int64_t>> parameter_base_shapes() const;
+
+  /// What Python's print(model) shows: "Name: <name>\nInput: ...\nOutput: ..." (no final newline).
+  std::string summary() const;
 
   c10::Device device() const;
   c10::ScalarType dtype() const;
