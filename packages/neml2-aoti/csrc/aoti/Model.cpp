@@ -116,6 +116,18 @@ Model::output_base_shapes() const
   return _impl->output_base;
 }
 
+const BaseShapes &
+Model::input_sub_batch_shapes() const
+{
+  return _impl->input_sub;
+}
+
+const BaseShapes &
+Model::output_sub_batch_shapes() const
+{
+  return _impl->output_sub;
+}
+
 const std::vector<std::string> &
 Model::input_types() const
 {

@@ -407,12 +407,14 @@ struct MetadataReader
       m.input_names.push_back(m.vars[id].name);
       m.input_types.push_back(m.vars[id].type);
       m.input_base.push_back(m.vars[id].base);
+      m.input_sub.push_back(m.vars[id].sub);
     }
     for (int id : m.output_slots)
     {
       m.output_names.push_back(m.vars[id].name);
       m.output_types.push_back(m.vars[id].type);
       m.output_base.push_back(m.vars[id].base);
+      m.output_sub.push_back(m.vars[id].sub);
     }
     const auto opts = at::TensorOptions().dtype(m.dtype).device(m.device);
     if (const auto * ps = doc.find("parameters"))

@@ -177,6 +177,8 @@ public:
   std::vector<int> input_slots, output_slots;
   std::vector<std::string> input_names, output_names, input_types, output_types;
   BaseShapes input_base, output_base;
+  /// Declared sub-batch shape of each input / output (between the batch and the base axes).
+  BaseShapes input_sub, output_sub;
   std::vector<ParamInfo> params;
   std::vector<Segment> segments;
   std::vector<std::pair<std::string, std::string>> derivatives, parameter_derivatives;

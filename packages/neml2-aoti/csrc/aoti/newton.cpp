@@ -10,6 +10,7 @@
 #include "neml2/csrc/aoti/Exception.h"
 #include "neml2/csrc/aoti/env.h"
 #include "neml2/csrc/aoti/linalg.h"
+#include "neml2/csrc/aoti/log.h"
 
 namespace neml2::aoti
 {
@@ -49,36 +50,6 @@ RowBlocks::solve(const at::Tensor & b) const
 
 namespace
 {
-/// NEML2_LOGS level of channel "newton": 0 off, 2 info, 3 debug (same grammar as neml2.log).
-int
-newton_log_level()
-{
-  const char * spec = std::getenv("NEML2_LOGS");
-  if (!spec)
-    return 0;
-  int all = 0, chan = -1;
-  std::string s(spec);
-  std::size_t start = 0;
-  while (start <= s.size())
-  {
-    const auto end = std::min(s.find(',', start), s.size());
-    const auto entry = s.substr(start, end - start);
-    const auto eq = entry.find('=');
-    if (eq != std::string::npos)
-    {
-      const auto key = entry.substr(0, eq);
-      const auto val = entry.substr(eq + 1);
-      const int lvl = val == "debug" ? 3 : val == "info" ? 2 : val == "warning" ? 1 : 0;
-      if (key == "newton")
-        chan = lvl;
-      else if (key == "all")
-        all = lvl;
-    }
-    start = end + 1;
-  }
-  return chan >= 0 ? chan : all;
-}
-
 /// |v| over the last axis. A compiled graph stores its residual batch-innermost, where ATen's
 /// norm kernel builds an iterator per batch row (about 1 ms per 10^4 rows of 19 here) while a
 /// sum of squares reduces across the batch in vectors (0.12 ms); both are sqrt(sum v_i^2).
@@ -240,19 +211,20 @@ raise(const std::string & msg, NewtonProblem & p, const at::Tensor & u0, const S
 NewtonTrace::NewtonTrace(bool collect_)
   : collect(collect_)
 {
-  const int lvl = newton_log_level();
-  info_on = lvl >= 2;
-  debug_on = lvl >= 3;
+  // the channel "newton" of neml2/csrc/aoti/log.h (NEML2_LOGS, then the host's defaults)
+  const auto level = log::effective_level(log::Channel::Newton);
+  info_on = level >= log::Level::Info;
+  debug_on = level >= log::Level::Debug;
 }
 
 void
 NewtonTrace::write(bool debug, const std::string & msg)
 {
-  const std::string line = std::string("[neml2:newton ][") + (debug ? "dbg " : "info") + "] " + msg;
+  const auto level = debug ? log::Level::Debug : log::Level::Info;
   if (collect)
-    lines.push_back(line);
+    lines.push_back(log::format(log::Channel::Newton, level, msg));
   else
-    (debug ? std::cerr : std::cout) << line << '\n';
+    log::emit(log::Channel::Newton, level, msg);
 }
 
 at::Tensor

@@ -94,8 +94,11 @@ DispatchedModel::prepare(const char * op,
   auto & primary = *_models.front();
   Call call;
   call.inputs = &inputs;
-  call.in_base = chunking::base_ndims(primary.input_names(), primary.input_base_shapes());
-  call.out_base = chunking::base_ndims(primary.output_names(), primary.output_base_shapes());
+  // batch axes are counted in front of (*sub_batch, *base): a sub-batch axis is never cut
+  call.in_base = chunking::trailing_ndims(
+      primary.input_names(), primary.input_base_shapes(), primary.input_sub_batch_shapes());
+  call.out_base = chunking::trailing_ndims(
+      primary.output_names(), primary.output_base_shapes(), primary.output_sub_batch_shapes());
   call.param_base = chunking::base_ndims(primary.parameter_base_shapes());
   call.batch = chunking::find_batch(inputs, call.in_base);
   if (per_input)
@@ -290,6 +293,18 @@ const BaseShapes &
 DispatchedModel::output_base_shapes() const
 {
   return _models.front()->output_base_shapes();
+}
+
+const BaseShapes &
+DispatchedModel::input_sub_batch_shapes() const
+{
+  return _models.front()->input_sub_batch_shapes();
+}
+
+const BaseShapes &
+DispatchedModel::output_sub_batch_shapes() const
+{
+  return _models.front()->output_sub_batch_shapes();
 }
 
 std::map<std::string, std::vector<int64_t>>

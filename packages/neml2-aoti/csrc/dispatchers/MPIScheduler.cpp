@@ -1,6 +1,7 @@
 // MPIScheduler and MPIEnvironment. Compiled with NEML2_MPI defined when libneml2.so links MPI;
 // otherwise every entry point reports that MPI support is absent.
 #include "neml2/csrc/dispatchers/MPIScheduler.h"
+#include "neml2/csrc/dispatchers/MPISimpleScheduler.h"
 
 #include <climits>
 #include <string>
@@ -8,6 +9,7 @@
 #include <ATen/ATen.h>
 
 #include "neml2/csrc/aoti/Exception.h"
+#include "compat.h"
 
 #ifdef NEML2_MPI
 #include <mpi.h>
@@ -25,7 +27,6 @@ no_mpi(const char * what)
                    "an MPI installation)");
 }
 
-#ifdef NEML2_MPI
 void
 check_devices(const std::vector<c10::Device> & devices)
 {
@@ -46,6 +47,8 @@ check_devices(const std::vector<c10::Device> & devices)
     }
   }
 }
+
+#ifdef NEML2_MPI
 
 void
 check(int code, const char * call)
@@ -280,4 +283,51 @@ MPIScheduler::gather(const TensorMap & local) const
     out.emplace(name, gather(value));
   return out;
 }
+
+std::size_t
+mpi_device_index(std::size_t local_rank, std::size_t local_size, std::size_t ndevices)
+{
+  if (ndevices == 0)
+    throw FatalError("mpi_device_index: at least one device is required");
+  if (local_rank >= local_size)
+    throw FatalError("mpi_device_index: local rank " + std::to_string(local_rank) +
+                     " is not below the node's rank count " + std::to_string(local_size));
+  if (local_size < ndevices)
+    throw FatalError("mpi_device_index: a node runs " + std::to_string(local_size) + " ranks for " +
+                     std::to_string(ndevices) +
+                     " devices; start at least one rank per device on every node");
+  return local_rank % ndevices;
+}
+
+std::vector<c10::Device>
+parse_mpi_devices(const std::vector<std::string> & devices)
+{
+  std::vector<c10::Device> out;
+  out.reserve(devices.size());
+  for (const auto & d : devices)
+    out.push_back(parse_device(d, "MPISimpleScheduler"));
+  check_devices(out);
+  return out;
+}
+
+namespace
+{
+std::vector<int64_t>
+mpi_batch_sizes(const std::vector<std::size_t> & values)
+{
+  std::vector<int64_t> out;
+  out.reserve(values.size());
+  for (auto v : values)
+    out.push_back(checked_size(v, "MPISimpleScheduler", "batch_sizes"));
+  return out;
+}
+} // namespace
+
+MPISimpleScheduler::MPISimpleScheduler(const Config & config)
+  : MPIScheduler(
+        parse_mpi_devices(config.devices), mpi_batch_sizes(config.batch_sizes), config.comm)
+{
+}
+
+MPISimpleScheduler::~MPISimpleScheduler() = default;
 } // namespace neml2::aoti

@@ -1,10 +1,12 @@
 // StaticHybridScheduler: greedy assignment by priority under per-device capacities.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
 #include "neml2/csrc/aoti/Exception.h"
 #include "neml2/csrc/dispatchers/AsyncScheduler.h"
+#include "compat.h"
 
 namespace neml2::aoti
 {
@@ -71,6 +73,55 @@ StaticHybridScheduler::StaticHybridScheduler(std::vector<c10::Device> devices,
                        std::to_string(_capacities[i]) + ") is below its batch size (" +
                        std::to_string(_batch_sizes[i]) + ")");
   }
+}
+
+namespace
+{
+std::vector<c10::Device>
+parse_devices(const std::vector<std::string> & devices)
+{
+  std::vector<c10::Device> out;
+  out.reserve(devices.size());
+  for (const auto & d : devices)
+    out.push_back(parse_device(d, "StaticHybridScheduler"));
+  return out;
+}
+
+std::vector<int64_t>
+sizes(const std::vector<std::size_t> & values, const char * option)
+{
+  std::vector<int64_t> out;
+  out.reserve(values.size());
+  for (auto v : values)
+    out.push_back(checked_size(v, "StaticHybridScheduler", option));
+  return out;
+}
+
+/// Each priority's rank among the distinct values (ties share a rank): the greedy order is kept.
+std::vector<int64_t>
+ranks(const std::vector<double> & priorities)
+{
+  for (auto p : priorities)
+    if (!std::isfinite(p))
+      throw FatalError("StaticHybridScheduler: priorities must be finite, got " +
+                       std::to_string(p));
+  auto distinct = priorities;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<int64_t> out;
+  out.reserve(priorities.size());
+  for (auto p : priorities)
+    out.push_back(std::lower_bound(distinct.begin(), distinct.end(), p) - distinct.begin());
+  return out;
+}
+} // namespace
+
+StaticHybridScheduler::StaticHybridScheduler(const Config & config)
+  : StaticHybridScheduler(parse_devices(config.devices),
+                          sizes(config.batch_sizes, "batch_sizes"),
+                          sizes(config.capacities, "capacities"),
+                          ranks(config.priorities))
+{
 }
 
 StaticHybridScheduler::~StaticHybridScheduler() = default;

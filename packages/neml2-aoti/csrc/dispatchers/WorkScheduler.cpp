@@ -2,12 +2,37 @@
 #include "neml2/csrc/dispatchers/WorkScheduler.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "neml2/csrc/aoti/Exception.h"
+#include "compat.h"
 
 namespace neml2::aoti
 {
+c10::Device
+parse_device(const std::string & device, const char * who)
+{
+  try
+  {
+    return c10::Device(device);
+  }
+  catch (const std::exception &)
+  {
+    throw FatalError(std::string(who) + ": '" + device +
+                     "' is not a torch device (e.g. cpu, cuda, cuda:1)");
+  }
+}
+
+int64_t
+checked_size(std::size_t value, const char * who, const char * option)
+{
+  if (value > std::size_t(std::numeric_limits<int64_t>::max()))
+    throw FatalError(std::string(who) + ": " + option + " " + std::to_string(value) +
+                     " is out of range");
+  return int64_t(value);
+}
+
 WorkScheduler::~WorkScheduler() = default;
 
 SyncScheduler::SyncScheduler(c10::Device device, int64_t batch_size)
@@ -55,6 +80,12 @@ SyncScheduler::run(int64_t batch, const Work & work)
 
 SimpleScheduler::SimpleScheduler(c10::Device device, int64_t batch_size)
   : SyncScheduler(device, batch_size)
+{
+}
+
+SimpleScheduler::SimpleScheduler(const Config & config)
+  : SimpleScheduler(parse_device(config.device, "SimpleScheduler"),
+                    checked_size(config.batch_size, "SimpleScheduler", "batch_size"))
 {
 }
 

@@ -18,6 +18,18 @@ base_ndims(const std::vector<std::string> & names, const BaseShapes & shapes)
 }
 
 BaseNdims
+trailing_ndims(const std::vector<std::string> & names,
+               const BaseShapes & base,
+               const BaseShapes & sub)
+{
+  auto out = base_ndims(names, base);
+  for (std::size_t i = 0; i < names.size() && i < sub.size(); ++i)
+    if (auto it = out.find(names[i]); it != out.end())
+      it->second += int64_t(sub[i].size());
+  return out;
+}
+
+BaseNdims
 base_ndims(const std::map<std::string, std::vector<int64_t>> & shapes)
 {
   BaseNdims out;

@@ -15,10 +15,15 @@
 
 namespace neml2::aoti::chunking
 {
-/// Base ndim (number of trailing base axes) by variable name.
+/// Trailing ndim by variable name: the axes behind the batch axes, i.e. the base axes and, for a
+/// variable with a declared sub-batch, its sub-batch axes (never cut, never broadcast as batch).
 using BaseNdims = std::map<std::string, int64_t>;
 
 BaseNdims base_ndims(const std::vector<std::string> & names, const BaseShapes & shapes);
+/// ndim(sub_batch) + ndim(base) of each variable (`sub` may be shorter: missing entries are {}).
+BaseNdims trailing_ndims(const std::vector<std::string> & names,
+                         const BaseShapes & base,
+                         const BaseShapes & sub);
 BaseNdims base_ndims(const std::map<std::string, std::vector<int64_t>> & shapes);
 
 /// The batch of one call: B = dim 0 of the inputs with the most batch axes (0 when every input is

@@ -37,6 +37,25 @@ TEST_CASE(batch_from_most_batch_axes)
                 "input 't' has leading batch size 3");
 }
 
+TEST_CASE(sub_batch_axes_are_not_batch_axes)
+{
+  // x (*B, 3) has a sub-batch of 3 and base (); strain (*B, 6) is plain batch (issue #27).
+  const auto base = trailing_ndims({"x", "strain"}, {{}, {6}}, {{3}, {}});
+  EXPECT(base.at("x") == 1 && base.at("strain") == 1);
+  const auto x = rand({5, 3}), strain = rand({5, 6});
+  const TensorMap in{{"x", x}, {"strain", strain}};
+  const auto b = find_batch(in, base);
+  EXPECT(b.size == 5 && b.ndim == 1);
+  const auto part = slice(in, base, b, true, 2, 2, cpu);
+  EXPECT(at::equal(part.at("x"), x.narrow(0, 2, 2)));
+  EXPECT(at::equal(part.at("strain"), strain.narrow(0, 2, 2)));
+  // x at its bare sub-batch shape is batch-less and passes through whole
+  const TensorMap bare{{"x", rand({3})}, {"strain", strain}};
+  const auto bb = find_batch(bare, base);
+  EXPECT(bb.size == 5 && bb.ndim == 1);
+  EXPECT(slice(bare, base, bb, true, 0, 2, cpu).at("x").sizes() == (std::vector<int64_t>{3}));
+}
+
 TEST_CASE(slice_cuts_only_batched_entries)
 {
   const BaseNdims base{{"strain", 1}, {"t", 0}};

@@ -1,6 +1,8 @@
 // Work schedulers without a model: chunk coverage, the greedy hybrid assignment and the async
-// error rules (stop scheduling, drain in-flight chunks, rethrow or aggregate).
+// error rules (stop scheduling, drain in-flight chunks, rethrow or aggregate); NEML2 v3's
+// configuration constructors and MPI device helpers.
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -10,6 +12,9 @@
 #include "check.h"
 #include "neml2/csrc/aoti/Exception.h"
 #include "neml2/csrc/dispatchers/AsyncScheduler.h"
+#include "neml2/csrc/dispatchers/MPISimpleScheduler.h"
+#include "neml2/csrc/dispatchers/SimpleScheduler.h"
+#include "neml2/csrc/dispatchers/StaticHybridScheduler.h"
 #include "neml2/csrc/dispatchers/WorkScheduler.h"
 
 using namespace neml2::aoti;
@@ -93,6 +98,56 @@ TEST_CASE(hybrid_validation)
   EXPECT(ok.capacities() == std::vector<int64_t>({8, 8}));
   EXPECT(ok.batch_sizes() == std::vector<int64_t>({4, 6}));
   EXPECT(!ok.synchronous() && ok.devices().size() == 2);
+}
+
+TEST_CASE(v3_config_constructors)
+{
+  // SimpleScheduler::Config: a device string and a size_t chunk size.
+  SimpleScheduler a(SimpleScheduler::Config{});
+  EXPECT(a.device() == c10::Device(c10::kCPU) && a.batch_size() == 0);
+  SimpleScheduler b({"cpu", 3});
+  Recorder r;
+  b.run(7, r.work());
+  EXPECT(r.chunks.size() == 3 && r.chunks.back().begin == 6 && r.chunks.back().size == 1);
+  EXPECT_THROWS(FatalError, SimpleScheduler({"gpu-ish", 2}), "not a torch device");
+  // StaticHybridScheduler::Config: strings, size_t lists and real priorities (their order kept).
+  StaticHybridScheduler::Config config;
+  config.devices = {"cpu", "meta"};
+  config.batch_sizes = {4, 6};
+  config.capacities = {8};
+  config.priorities = {0.25, 7.5};
+  StaticHybridScheduler h(config);
+  EXPECT(h.devices() == (std::vector<c10::Device>{c10::kCPU, c10::kMeta}));
+  EXPECT(h.batch_sizes() == (std::vector<int64_t>{4, 6}));
+  EXPECT(h.capacities() == (std::vector<int64_t>{8, 8}));
+  EXPECT(h.priorities()[1] > h.priorities()[0]);
+  config.priorities = {-1.0, -1.0};
+  EXPECT(StaticHybridScheduler(config).priorities()[0] == StaticHybridScheduler(config).priorities()[1]);
+  config.priorities = {};
+  EXPECT(StaticHybridScheduler(config).priorities() == (std::vector<int64_t>{1, 1}));
+  config.priorities = {1.0, std::nan("")};
+  EXPECT_THROWS(FatalError, StaticHybridScheduler{config}, "finite");
+  config.priorities = {};
+  config.devices = {"cpu", "cpu"};
+  EXPECT_THROWS(FatalError, StaticHybridScheduler{config}, "at most one cpu");
+}
+
+TEST_CASE(v3_mpi_device_helpers)
+{
+  EXPECT(mpi_device_index(0, 4, 2) == 0 && mpi_device_index(3, 4, 2) == 1);
+  EXPECT(mpi_device_index(2, 3, 3) == 2);
+  EXPECT_THROWS(FatalError, mpi_device_index(0, 1, 2), "at least one rank per device");
+  EXPECT_THROWS(FatalError, mpi_device_index(0, 1, 0), "at least one device");
+  EXPECT_THROWS(FatalError, mpi_device_index(4, 4, 2), "not below");
+  const auto devices = parse_mpi_devices({"cpu", "cuda:0", "cuda:1"});
+  EXPECT(devices.size() == 3 && devices[2] == c10::Device(c10::kCUDA, 1));
+  EXPECT_THROWS(FatalError, parse_mpi_devices({}), "at least one device");
+  EXPECT_THROWS(FatalError, parse_mpi_devices({"cuda", "cuda:0"}), "bare cuda");
+  EXPECT_THROWS(FatalError, parse_mpi_devices({"cpu", "cpu"}), "listed twice");
+  EXPECT_THROWS(FatalError, parse_mpi_devices({"meta"}), "neither cpu nor cuda");
+  EXPECT_THROWS(FatalError, parse_mpi_devices({"nonsense"}), "not a torch device");
+  if (!mpi_enabled())
+    EXPECT_THROWS(FatalError, MPISimpleScheduler(MPISimpleScheduler::Config{{"cpu"}, {2}}), "MPI");
 }
 
 TEST_CASE(hybrid_greedy_by_priority)

@@ -51,6 +51,14 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "derivatives": ["stress:strain"],
         "scalarize_newton": False,
     },
+    # a forward model whose x/y carry a declared sub-batch of 3 sites next to plain-batch
+    # strain/stress (float64 only): the dispatcher tests chunking of sub-batched inputs
+    "sub_batch": {
+        "dtypes": ["float64"],
+        "model": "model",
+        "promote": ["elastic.E"],
+        "derivatives": ["stress:strain", "stress:elastic.E"],
+    },
 }
 
 

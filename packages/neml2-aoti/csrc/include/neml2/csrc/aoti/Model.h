@@ -80,6 +80,10 @@ public:
   const std::vector<std::string> & output_names() const;
   const BaseShapes & input_base_shapes() const;
   const BaseShapes & output_base_shapes() const;
+  /// Declared sub-batch shape of each input / output: a variable is (*batch, *sub_batch, *base)
+  /// and only its leading batch axes broadcast ({} for a plain-batch variable).
+  const BaseShapes & input_sub_batch_shapes() const;
+  const BaseShapes & output_sub_batch_shapes() const;
   /// The metadata var_type of each input / output ("Scalar", "SR2", ...; "" when unrecorded).
   const std::vector<std::string> & input_types() const;
   const std::vector<std::string> & output_types() const;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <c10/core/Device.h>
@@ -51,10 +52,25 @@ private:
 class NEML2_AOTI_EXPORT StaticHybridScheduler : public AsyncScheduler
 {
 public:
+  /// NEML2 v3's configuration: torch device strings and per-device lists (same broadcasting and
+  /// defaults as the constructor below). Priorities are real numbers here; only their order
+  /// matters, so they are stored as their ranks among the distinct values (priorities() returns
+  /// those ranks, 0 = lowest).
+  struct Config
+  {
+    std::vector<std::string> devices;
+    std::vector<std::size_t> batch_sizes;
+    std::vector<std::size_t> capacities;
+    std::vector<double> priorities;
+  };
+
   StaticHybridScheduler(std::vector<c10::Device> devices,
                         std::vector<int64_t> batch_sizes,
                         std::vector<int64_t> capacities = {},
                         std::vector<int64_t> priorities = {});
+  /// FatalError for a malformed device string, a size beyond int64_t or a non-finite priority,
+  /// besides the constructor's own checks.
+  explicit StaticHybridScheduler(const Config & config);
   ~StaticHybridScheduler() override;
 
   [[nodiscard]] const std::vector<int64_t> & batch_sizes() const;

@@ -2,12 +2,14 @@
 // WorkScheduler (aoti.md §5). Same call surface as neml2::aoti::Model; not a subclass of it.
 //
 // Chunking rules:
-//   - B is dim 0 of the inputs with the most batch axes (an input at its bare base shape is
-//     batch-less and passed through); inputs/tangents/cotangents with that many batch axes and
-//     dim 0 == B are narrowed per chunk, all others (dim 0 == 1, fewer batch axes) pass through.
+//   - B is dim 0 of the inputs with the most batch axes, counted in front of each variable's
+//     trailing (*sub_batch, *base) shape: sub-batch axes are never cut (an input at its bare
+//     trailing shape is batch-less and passed through); inputs/tangents/cotangents with that
+//     many batch axes and dim 0 == B are narrowed per chunk, all others (dim 0 == 1, fewer batch
+//     axes) pass through.
 //   - Each chunk is moved to its device, run on that device's Model, moved back to the device of
 //     the first input (in input_names() order) and concatenated on dim 0 in batch order.
-//   - Jacobian blocks of rank out_base + in_base (param_base for parameter blocks) are
+//   - Jacobian blocks of rank out_trailing + in_trailing (param_base for parameter blocks) are
 //     batch-independent and returned uncut (from the first chunk).
 //   - Batched parameters (leading dim == B, stored or passed as overrides) are sliced per chunk and
 //     passed as overrides; param_vjp concatenates their chunk adjoints and sums global ones.
@@ -69,6 +71,8 @@ public:
   const std::vector<std::string> & output_names() const;
   const BaseShapes & input_base_shapes() const;
   const BaseShapes & output_base_shapes() const;
+  const BaseShapes & input_sub_batch_shapes() const;
+  const BaseShapes & output_sub_batch_shapes() const;
   std::map<std::string, std::vector<int64_t>> parameter_base_shapes() const;
   const std::vector<std::pair<std::string, std::string>> & derivatives() const;
   const std::vector<std::pair<std::string, std::string>> & parameter_derivatives() const;

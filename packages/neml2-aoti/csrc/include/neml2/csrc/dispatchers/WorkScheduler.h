@@ -4,6 +4,7 @@
 //   WorkScheduler          the interface (non-copyable, shared through std::shared_ptr)
 //   SyncScheduler          one device, fixed chunk size, runs chunks on the caller's thread
 //   SimpleScheduler        SyncScheduler with the reference's {device = "cpu", batch_size = 0}
+//                          (also SimpleScheduler(SimpleScheduler::Config), NEML2 v3's constructor)
 //   AsyncScheduler         one worker thread per device (AsyncScheduler.h)
 //   StaticHybridScheduler  devices with batch sizes, capacities, priorities (AsyncScheduler.h)
 //   MPIScheduler           SyncScheduler on this rank's device + this rank's slice (MPIScheduler.h)
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <c10/core/Device.h>
@@ -78,7 +80,17 @@ private:
 class NEML2_AOTI_EXPORT SimpleScheduler : public SyncScheduler
 {
 public:
+  /// NEML2 v3's configuration: a torch device string ("cpu", "cuda", "cuda:1") and the rows per
+  /// chunk (0 = the whole batch at once).
+  struct Config
+  {
+    std::string device = "cpu";
+    std::size_t batch_size = 0;
+  };
+
   explicit SimpleScheduler(c10::Device device = c10::Device(c10::kCPU), int64_t batch_size = 0);
+  /// FatalError for a malformed device string or a batch size beyond int64_t.
+  explicit SimpleScheduler(const Config & config);
   ~SimpleScheduler() override;
 };
 } // namespace neml2::aoti
