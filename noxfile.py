@@ -106,6 +106,18 @@ def tests(session: nox.Session) -> None:
     _matrix(session, "cpu", ["float64", "float32"])
 
 
+@nox.session(python=False, default=False)
+def sweep(session: nox.Session) -> None:
+    """Model cases of neml2-models' suite compiled and run through py-aoti at batch shapes (),
+    (0,), (1,), (7,) against py-eager: one case per registered type the suite covers (set
+    NEML2_ROUTE_SWEEP=all for every case). Slow, one compile per case: .ci/run runs the sample of
+    tests/runtime/test_route_sweep.py inside the tests session."""
+    session.env.setdefault("NEML2_ROUTE_SWEEP", "types")
+    session.env.setdefault("NEML2_COMPILE_CACHE", str(COMPILE_CACHE))
+    sweep_tests = ROOT / PACKAGES["neml2-aoti"][0] / "tests" / "runtime" / "test_route_sweep.py"
+    _python(session, "-m", "pytest", str(sweep_tests), "-n", "2", "-rs", *session.posargs)
+
+
 @nox.session(python=False, default=False, tags=["gpu"])
 def gpu(session: nox.Session) -> None:
     """The test matrix on cuda; fails (never skips) when no CUDA device is present."""
@@ -160,6 +172,7 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
     if "neml2/py.typed" in files:
         problems.append(f"{wheel.name}: ships a shared neml2/py.typed")
     expected = {
+        "neml2-models": ["neml2/hash"],
         "neml2-aoti": [
             "neml2/lib/libneml2.so",
             "neml2/share/cmake/neml2/neml2Config.cmake",
@@ -174,6 +187,8 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
             "neml2/include/neml2/csrc/eager/python.h",
             "neml2/include/neml2/csrc/eager/Model.h",
             "neml2/include/neml2/csrc/eager/load_model.h",
+            "neml2/include/neml2/neml2.h",
+            "neml2/include/neml2/tensors/jit.h",
         ],
     }.get(name, [])
     problems += [f"{wheel.name}: {f} missing" for f in expected if f not in files]

@@ -53,6 +53,8 @@ _LAZY: dict[str, str] = {
     "compile": "neml2.jit",
     "compiled_graph": "neml2.jit",
     "keep_large_allocations": "neml2.tensors._allocator",
+    # NEML2 v3's Python entry point to the compiler (neml2-aoti[compile])
+    "export_model_for_aoti": "neml2.aoti.compile._export",
     # the tensor types and [Tensors] sources, as NEML2 v3's top level exposes them
     **{
         t: "neml2.tensors"
@@ -75,17 +77,32 @@ _SUBMODULES = (
     "settings",
     "pyzag",
     "aoti",
+    "jit",
 )
 #: submodules another distribution provides, for the error when it is not installed
 _PROVIDED_BY = {"aoti": "neml2-aoti", "hit": "neml2-hit", "tensors": "neml2-tensors"}
 
-__all__ = ["__version__", *_LAZY, "log"]
+__all__ = ["__version__", *_LAZY, "hash_file", "log"]
 
 
 def __getattr__(name: str) -> _Any:
+    if name == "hash_file":
+        # NEML2 v3's name: the file holding the git commit this distribution was built from
+        # (written at build time by hatch_build.py)
+        from pathlib import Path
+
+        return Path(__file__).with_name("hash")
     module = _LAZY.get(name)
     if module is not None:
-        value = getattr(_importlib.import_module(module), name)
+        try:
+            imported = _importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if not module.startswith("neml2.aoti") or not (e.name or "").startswith("neml2."):
+                raise
+            raise AttributeError(
+                f"module 'neml2' has no attribute '{name}': install neml2-aoti[compile] for it"
+            ) from e
+        value = getattr(imported, name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:

@@ -125,3 +125,22 @@ def test_v3_top_level_names() -> None:
     assert neml2.SR2.fill(1.0, 2.0, 3.0).data.tolist() == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0]
     for sub in ("settings", "pyzag", "types", "factory", "schema", "drivers", "es", "solvers"):
         assert getattr(neml2, sub).__name__ == f"neml2.{sub}"
+
+
+def test_hash_file_names_the_built_commit() -> None:
+    """``neml2.hash_file`` (v3's name) is the file holding the git commit of the build. Installed
+    from this source tree (editable), it is HEAD or an ancestor of it (the commit it was installed
+    at); elsewhere 40 hex digits, or ``unknown`` for a build without git."""
+    path = neml2.hash_file
+    assert isinstance(path, Path) and path.is_file()
+    commit = path.read_text().strip()
+    source = Path(neml2.__file__).resolve().parents[2]
+    if not (source / "hatch_build.py").is_file():
+        assert commit == "unknown" or (len(commit) == 40 and int(commit, 16) >= 0), commit
+        return
+    assert len(commit) == 40 and int(commit, 16) >= 0, commit
+    ancestor = subprocess.run(
+        ["git", "-C", str(source), "merge-base", "--is-ancestor", commit, "HEAD"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert ancestor.returncode == 0, f"{commit} is not in the history of {source}"

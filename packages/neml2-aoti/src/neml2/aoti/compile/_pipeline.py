@@ -136,11 +136,11 @@ def _renames(prep: Prepared, pairs: Mapping[str, Sequence[str]], driver: str | N
     return rn
 
 
-def _input_text(input_file: Path, overrides: Sequence[str]) -> str:
+def _input_text(input_file: Path, overrides: Sequence[str], pre: Sequence[str]) -> str:
     from neml2.hit import HitError, parse_file, write
 
     try:
-        return write(parse_file(input_file, overrides=list(overrides)))
+        return write(parse_file(input_file, pre="\n".join(pre), overrides=list(overrides)))
     except (HitError, ValueError) as e:
         raise CompileError(" ".join(str(e).split())) from None
 
@@ -204,6 +204,7 @@ def compile_model(
     model: str | None = None,
     driver: str | None = None,
     output_dir: str | Path = "aoti",
+    artifact_dir: str | Path | None = None,
     devices: Sequence[str] = ("cpu",),
     dtype: str = "float64",
     jobs: int = 1,
@@ -216,6 +217,7 @@ def compile_model(
     rename_outputs: Sequence[str] = (),
     rename_parameters: Sequence[str] = (),
     overrides: Sequence[str] = (),
+    pre: Sequence[str] = (),
     load: Sequence[str] = (),
     use_cache: bool = True,
     plan_only: bool = False,
@@ -225,7 +227,9 @@ def compile_model(
     """Compile ``[Models/model]`` (or the model of ``[Drivers/driver]``); returns the metadata.
 
     Writes ``<output_dir>/<name>/metadata.json``, ``<output_dir>/<name>/<device>/<dtype>/*.pt2``
-    and (``stub``) ``<output_dir>/<name>_aoti.i``. Raises :class:`CompileError` on a bad request.
+    and (``stub``) ``<output_dir>/<name>_aoti.i``; ``artifact_dir`` names the artifact folder
+    itself instead of ``<output_dir>/<name>``. ``overrides`` are HIT command-line overrides and
+    ``pre`` HIT snippets placed before the file. Raises :class:`CompileError` on a bad request.
     ``plan_only``: validate, plan and write metadata and stub, but export and lower nothing
     (the progress lines then list the graphs that a compile would plan; a jvp graph whose blocks
     all turn out constant on export is then folded into the metadata, not written).
@@ -251,7 +255,7 @@ def compile_model(
         apply_loads(list(load))
     except Exception as e:
         raise CompileError(f"--load: {' '.join(str(e).split())}") from None
-    text = _input_text(path, overrides)
+    text = _input_text(path, overrides, pre)
     out = Path(output_dir)
     tdtype = _DTYPES[dtype]
     options = {
@@ -261,7 +265,7 @@ def compile_model(
         list(rename_parameters)], "dtype": dtype, "load": [_load_fingerprint(x) for x in load],
         "scalarize_newton": scalarize_newton,
     }  # fmt: skip
-    results: list[tuple[str, Path, list[Path], dict[str, Any]]] = []
+    results: list[tuple[str, str, dict[str, Any]]] = []
     counter = [0]
     total = [0]
 
@@ -269,6 +273,9 @@ def compile_model(
         counter[0] += 1
         if progress is not None:
             progress(f"[{counter[0]}/{total[0]}] {p}")
+
+    def root_of(name: str) -> Path:
+        return out / name if artifact_dir is None else Path(artifact_dir)
 
     renames = {"input": rename_inputs, "output": rename_outputs, "parameter": rename_parameters}
     for dev in devs:
@@ -279,10 +286,11 @@ def compile_model(
             if hit is None:
                 prep, batch, dynamic, rn = _prepare(
                     path, model, driver, overrides, dev, tdtype, promote, derivatives,
-                    example_batch_shape, dynamic_batch, renames,
+                    example_batch_shape, dynamic_batch, renames, pre,
                 )  # fmt: skip
                 pl = plan(prep, rn, batch, torch.zeros((), dtype=tdtype, device=dev))
-                leaf = out / prep.name / dev / dtype
+                name = prep.name
+                leaf = root_of(name) / dev / dtype
                 meta = _common_meta(prep, rn, pl.segment, pl.solver_config, batch, dynamic)
                 total[0] += len(pl.graphs)
                 if plan_only:
@@ -298,25 +306,26 @@ def compile_model(
             else:
                 src, data = hit
                 meta = data["meta"]
-                leaf = out / data["name"] / dev / dtype
+                name = data["name"]
+                leaf = root_of(name) / dev / dtype
                 total[0] += len(data["files"])
-                files = _copy_leaf(src, data["files"], leaf, report)
-        results.append((dev, leaf, files, meta))
-    name = results[0][1].parent.parent.name
+                _copy_leaf(src, data["files"], leaf, report)
+        results.append((dev, name, meta))
+    name = results[0][1]
     meta = {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "name": name,
         **_versions(),
         "leaves": [{"device": d, "dtype": dtype, "path": f"{d}/{dtype}"} for d, *_ in results],
-        **results[0][3],
+        **results[0][2],
     }
-    root = out / name
+    root = root_of(name)
     if plan_only:
         meta["leaves"] = []
     write_metadata(root, merge_leaves(root, meta) if not plan_only else meta)
     if stub:
-        write_stub(path, overrides, name, root, out / f"{name}_aoti.i", driver is not None)
+        write_stub(path, overrides, name, root, out / f"{name}_aoti.i", driver is not None, pre=pre)
     return meta
 
 
@@ -462,11 +471,12 @@ def _prepare(
     example_batch_shape: str | Sequence[str] | None,
     dynamic_batch: bool | None,
     renames: Mapping[str, Sequence[str]],
+    pre: Sequence[str],
 ) -> tuple[Prepared, int, bool, Renames]:
     import neml2
 
     try:
-        settings = neml2.load_input(path, additional_args=list(overrides)).settings
+        settings = neml2.load_input(path, pre=list(pre), additional_args=list(overrides)).settings
     except Exception as e:
         raise CompileError(f"{path}: {' '.join(str(e).split())}") from None
     batch, subs = _example_batch(example_batch_shape, settings)
@@ -480,7 +490,7 @@ def _prepare(
     # loaded in float64 so the recorded parameter values do not depend on the leaf dtype
     prep = prepare(
         path, model=model, driver=driver, overrides=overrides, device=dev, dtype=torch.float64,
-        promote=promote, derivatives=derivatives, sub_batch=subs,
+        promote=promote, derivatives=derivatives, sub_batch=subs, pre=pre,
     )  # fmt: skip
     if tdtype != torch.float64:
         prep.model.to(tdtype)

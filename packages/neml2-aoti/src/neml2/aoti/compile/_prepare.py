@@ -114,8 +114,10 @@ def load(
     overrides: Sequence[str],
     device: str,
     dtype: torch.dtype,
+    pre: Sequence[str] = (),
 ) -> tuple[Any, str, Any]:
-    """``(model, name, settings)`` from the input file (``--model`` or ``--driver``)."""
+    """``(model, name, settings)`` from the input file (``--model`` or ``--driver``), after
+    the HIT text ``pre`` (snippets placed before the file) and the command-line overrides."""
     import neml2
 
     path = Path(input_file)
@@ -124,7 +126,9 @@ def load(
     if (model is None) == (driver is None):
         raise CompileError("give exactly one of --model NAME and --driver NAME")
     try:
-        f = neml2.load_input(path, additional_args=list(overrides), device=device, dtype=dtype)
+        f = neml2.load_input(
+            path, pre=list(pre), additional_args=list(overrides), device=device, dtype=dtype
+        )
         if driver is not None:
             drv = f.get_driver(driver)
             m = getattr(drv, "model", None)
@@ -193,11 +197,12 @@ def prepare(
     promote: Sequence[str] = (),
     derivatives: Sequence[str] = (),
     sub_batch: Mapping[str, tuple[int, ...]] | None = None,
+    pre: Sequence[str] = (),
 ) -> Prepared:
     """Load and validate a compile request (stages 1–2); raises :class:`CompileError`."""
     from neml2.models.common.implicit_update import ImplicitUpdate
 
-    m, name, settings = load(input_file, model, driver, overrides, device, dtype)
+    m, name, settings = load(input_file, model, driver, overrides, device, dtype, pre)
     if not isinstance(m, torch.nn.Module) or not hasattr(m, "input_spec"):
         raise CompileError(f"[Models/{name}] is not a neml2 model")
     implicit = isinstance(m, ImplicitUpdate)

@@ -34,9 +34,10 @@ def write_stub(
     artifact_root: Path,
     stub: Path,
     keep_drivers: bool,
+    pre: Sequence[str] = (),
 ) -> Path:
     """Write the stub for the artifact at ``artifact_root`` to ``stub``; returns ``stub``."""
-    root = parse_file(input_file, overrides=list(overrides))
+    root = parse_file(input_file, pre="\n".join(pre), overrides=list(overrides))
     drop = set(_DROP) | (set() if keep_drivers else {"Drivers"})
     models = Section("Models")
     block = models.add(Section(name))

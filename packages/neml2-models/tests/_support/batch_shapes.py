@@ -1,0 +1,113 @@
+"""Model cases at batch shapes ``()``, ``(0,)``, ``(1,)`` and ``(7,)``: the shared machinery of
+the py-eager batch-shape test and neml2-aoti's route sweep.
+
+NEML2 v3 evaluates a model on unbatched inputs (batch shape ``()``: one material point without
+a batch axis) and on empty batches (a finite-element partition may own no points). The cases
+are collected from the ``CASES`` tables of every test module of this suite (the same collection
+as the registry-coverage test, so a new model is covered as soon as it has a case). From each
+case's inputs (broadcast to their common batch) the first point is taken unbatched, alone in a
+batch of one, and cycled with the next points into a batch of seven; the empty batch is the
+first zero points. Results at each shape must equal the corresponding rows of the seven-point
+evaluation (an output that depends on no batched input may keep batch ``()``), and batch ``()``
+in gives batch ``()`` out. Not pointwise, so left to their own tests: cases with sub-batch axes,
+models that reduce over batch axes (``BatchReduction``), and cases whose parameters carry batch
+axes of their own (:data:`OWN_BATCH`: their points are fixed by the parameters' batch).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import torch
+from suite_modules import suite_modules
+
+from neml2.models.testing import ModelCase, make_inputs
+
+__all__ = [
+    "EXPLICIT_TOL",
+    "IMPLICIT_TOL",
+    "OWN_BATCH",
+    "SHAPES",
+    "cases",
+    "check",
+    "points",
+    "take",
+    "tolerance",
+]
+
+SHAPES = ("()", "(0,)", "(1,)", "(7,)")
+OWN_BATCH = {
+    "test_elasticity::lie-tensors-coefficient",
+    "test_linear_interpolation::batched-tables",
+}
+#: Explicit models compute each point alone (rounding only); a Newton solve stops when the worst
+#: point of its batch converges, so a point solved in another batch may take one iteration more
+#: or less: the values then agree to the solvers' tolerances (abs 1e-10, rel 1e-8 by default).
+EXPLICIT_TOL, IMPLICIT_TOL = 1e-12, 1e-7
+
+
+def cases(skip: Path) -> list[ModelCase]:
+    """Every pointwise case of the suite (no sub-batch, not in :data:`OWN_BATCH`), named
+    ``<test module>::<case>``; ``skip`` is the calling test module."""
+    out: dict[str, ModelCase] = {}
+    for path, module in suite_modules(skip=skip):
+        for c in getattr(module, "CASES", []):
+            if isinstance(c, ModelCase) and not c.sub_batch:
+                out.setdefault(f"{path.stem}::{c.name}", c)
+    named = [dataclasses.replace(c, name=key) for key, c in out.items()]
+    return [c for c in named if c.name not in OWN_BATCH]
+
+
+def tolerance(case: ModelCase) -> float:
+    """Agreement expected between a point alone and in a batch (see :data:`IMPLICIT_TOL`)."""
+    return IMPLICIT_TOL if "Newton" in case.hit else EXPLICIT_TOL
+
+
+def points(model: Any, case: ModelCase) -> dict[str, torch.Tensor]:
+    """Each input as ``(7, *base)`` float64: the case's points (flattened batch) cycled to seven."""
+    typed = make_inputs(model, case.inputs, torch.float64, "cpu")
+    out = {}
+    for name, x in typed.items():
+        nb = x.data.dim() - x.BASE_NDIM
+        flat = x.data.reshape((-1, *x.data.shape[nb:]))
+        idx = torch.arange(7) % flat.shape[0]
+        out[name] = flat[idx].clone()
+    return out
+
+
+def take(pts: dict[str, torch.Tensor], which: str) -> dict[str, torch.Tensor]:
+    """The inputs at batch shape ``which`` (one of :data:`SHAPES`)."""
+    if which == "()":
+        return {n: p[0].clone() for n, p in pts.items()}
+    size = {"(0,)": 0, "(1,)": 1, "(7,)": 7}[which]
+    return {n: p[:size].clone() for n, p in pts.items()}
+
+
+def _rows(full: torch.Tensor, base_ndim: int, which: str) -> torch.Tensor:
+    """The rows of a seven-point result ``(7 or nothing, *base)`` for batch shape ``which``."""
+    if full.dim() == base_ndim:  # depends on no batched input: batch () at every size
+        return full
+    if which == "()":
+        return full[0]
+    return full[: {"(0,)": 0, "(1,)": 1, "(7,)": 7}[which]]
+
+
+def check(
+    got: torch.Tensor, ref: torch.Tensor, base_ndim: int, which: str, what: str, tol: float
+) -> None:
+    """``got`` at batch shape ``which`` equals the rows of the seven-point ``ref``."""
+    want = _rows(ref, base_ndim, which)
+    if which == "()" or ref.dim() == base_ndim:
+        assert got.dim() == base_ndim, f"{what}: batch () in gave shape {tuple(got.shape)}"
+    assert tuple(got.shape) == tuple(want.shape) or got.dim() == base_ndim, (
+        f"{what}: shape {tuple(got.shape)}, expected {tuple(want.shape)}"
+    )
+    torch.testing.assert_close(
+        got.expand_as(want) if got.dim() == base_ndim else got,
+        want,
+        rtol=tol,
+        atol=tol,
+        msg=lambda m: f"{what}: {m}",
+    )
