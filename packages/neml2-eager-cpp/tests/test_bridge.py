@@ -114,7 +114,8 @@ def test_param_vjp_contracts_param_jacobian(
 ) -> None:
     e = 1e-3 * torch.randn(3, 6, dtype=torch.float64).to(device, dtype)
     w = torch.randn(3, 6, dtype=torch.float64).to(device, dtype)
-    J = elasticity.param_jacobian({"strain": e})
+    y, J = elasticity.param_jacobian({"strain": e})  # NEML2 v3's (outputs, P)
+    _close(y["stress"], elasticity.forward({"strain": e})["stress"], dtype)
     g = elasticity.param_vjp({"strain": e}, {"stress": w})
     for n in ("model.E", "model.nu"):
         _close(g[n], (w * J["stress"][n]).sum(), dtype)
@@ -159,3 +160,19 @@ def test_undeclared_output_sub_batch_is_explained() -> None:
     declared = VarInfo("stress", "SR2", (6,), (3,))
     out = canonical_outputs("output", {"stress": y}, [declared], (4, 2))
     assert out["stress"].shape == (4, 2, 3, 6)
+
+
+def test_load_imports_extensions_and_keeps_the_natural_device(tmp_path: Path) -> None:
+    """``load`` (v3's ``--load`` list) runs before the input file is read; ``device=None`` keeps
+    the device the model is built on."""
+    cpp_inputs = Path(__file__).parent / "cpp" / "inputs"
+    path, ext = str(cpp_inputs / "user_ext.i"), str(cpp_inputs / "user_ext.py")
+    m = EagerModel(path, "model", None, torch.float64, (), [ext])
+    assert m.device == torch.device("cpu")
+    x = torch.tensor([2.0, 4.0], dtype=torch.float64)
+    torch.testing.assert_close(m.forward({"x": x})["y"], 0.5 * x + 1.0)
+    y, P = m.param_jacobian({"x": x})
+    torch.testing.assert_close(y["y"], 0.5 * x + 1.0)
+    torch.testing.assert_close(P["y"]["model.a"], x)
+    with pytest.raises(FileNotFoundError, match=r"--load nope\.py"):
+        EagerModel(path, "model", None, torch.float64, (), ["nope.py"])

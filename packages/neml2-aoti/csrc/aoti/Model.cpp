@@ -31,7 +31,7 @@ Model::Model(const std::filesystem::path & artifact_root, c10::Device device, c1
 Model::~Model() = default;
 
 TensorMap
-Model::forward(const TensorMap & inputs, const TensorMap & param_overrides)
+Model::forward(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
   return guard("forward",
                [&]
@@ -43,7 +43,9 @@ Model::forward(const TensorMap & inputs, const TensorMap & param_overrides)
 }
 
 JvpResult
-Model::jvp(const TensorMap & inputs, const TensorMap & tangents, const TensorMap & param_overrides)
+Model::jvp(const TensorMap & inputs,
+           const TensorMap & tangents,
+           const TensorMap & param_overrides) const
 {
   return guard("jvp",
                [&]
@@ -55,7 +57,7 @@ Model::jvp(const TensorMap & inputs, const TensorMap & tangents, const TensorMap
 }
 
 JacobianResult
-Model::jacobian(const TensorMap & inputs, const TensorMap & param_overrides)
+Model::jacobian(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
   return guard("jacobian",
                [&]
@@ -66,8 +68,8 @@ Model::jacobian(const TensorMap & inputs, const TensorMap & param_overrides)
                });
 }
 
-VariablePairJacobian
-Model::param_jacobian(const TensorMap & inputs, const TensorMap & param_overrides)
+JacobianResult
+Model::param_jacobian(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
   return guard("param_jacobian",
                [&]
@@ -81,7 +83,7 @@ Model::param_jacobian(const TensorMap & inputs, const TensorMap & param_override
 TensorMap
 Model::param_vjp(const TensorMap & inputs,
                  const TensorMap & cotangents,
-                 const TensorMap & param_overrides)
+                 const TensorMap & param_overrides) const
 {
   return guard("param_vjp",
                [&]

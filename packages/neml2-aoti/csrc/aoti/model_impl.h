@@ -162,7 +162,7 @@ public:
   TensorMap forward(const TensorMap & inputs, const TensorMap & overrides);
   JvpResult jvp(const TensorMap & inputs, const TensorMap & tangents, const TensorMap & overrides);
   JacobianResult jacobian(const TensorMap & inputs, const TensorMap & overrides);
-  VariablePairJacobian param_jacobian(const TensorMap & inputs, const TensorMap & overrides);
+  JacobianResult param_jacobian(const TensorMap & inputs, const TensorMap & overrides);
   TensorMap param_vjp(const TensorMap & inputs,
                       const TensorMap & cotangents,
                       const TensorMap & overrides);

@@ -23,7 +23,7 @@ no_param_derivatives(const char * op)
 }
 } // namespace
 
-VariablePairJacobian
+JacobianResult
 ModelImpl::param_jacobian(const TensorMap & inputs, const TensorMap & overrides)
 {
   log.clear();
@@ -41,7 +41,7 @@ ModelImpl::param_jacobian(const TensorMap & inputs, const TensorMap & overrides)
           tr.insert(tr.end(), p.base.begin(), p.base.end());
       J[o][pname] = empty_of(s, tr);
     }
-    return J;
+    return {empty_outputs(s), std::move(J)};
   }
   // dparam[slot]: (Bflat, size, P) with P the total size of the differentiated parameters
   std::vector<int> pidx;
@@ -142,7 +142,7 @@ ModelImpl::param_jacobian(const TensorMap & inputs, const TensorMap & overrides)
     shape.insert(shape.end(), params[pi].base.begin(), params[pi].base.end());
     J[o][pname] = s.rows(flat.expand({s.nbatch, vo.size, np})).reshape(shape);
   }
-  return J;
+  return {collect_outputs(s), std::move(J)};
 }
 
 TensorMap
@@ -160,7 +160,7 @@ ModelImpl::param_vjp(const TensorMap & inputs,
     if (!ok)
       throw FatalError("param_vjp: cotangent '" + name + "' is not an output of the model");
   }
-  auto J = param_jacobian(inputs, overrides);
+  const auto J = param_jacobian(inputs, overrides).second;
   TensorMap grads;
   for (const auto & [o, row] : J)
   {

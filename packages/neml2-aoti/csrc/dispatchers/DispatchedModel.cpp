@@ -70,8 +70,9 @@ DispatchedModel::DispatchedModel(DispatchedModel &&) noexcept = default;
 DispatchedModel & DispatchedModel::operator=(DispatchedModel &&) noexcept = default;
 
 void
-DispatchedModel::sync_parameters()
+DispatchedModel::sync_parameters() const
 {
+  std::lock_guard<std::mutex> lock(*_sync);
   if (!_dirty)
     return;
   const auto & master = _models.front()->named_parameters();
@@ -89,7 +90,7 @@ DispatchedModel::prepare(const char * op,
                          const TensorMap & inputs,
                          const TensorMap & param_overrides,
                          const TensorMap * per_input,
-                         const TensorMap * per_output)
+                         const TensorMap * per_output) const
 {
   auto & primary = *_models.front();
   Call call;
@@ -144,7 +145,7 @@ DispatchedModel::prepare(const char * op,
 
 template <typename R, typename F>
 std::vector<R>
-DispatchedModel::dispatch(const Call & call, F && run)
+DispatchedModel::dispatch(const Call & call, F && run) const
 {
   std::mutex mutex;
   std::map<int64_t, R> results;
@@ -173,7 +174,7 @@ DispatchedModel::dispatch(const Call & call, F && run)
 }
 
 TensorMap
-DispatchedModel::forward(const TensorMap & inputs, const TensorMap & param_overrides)
+DispatchedModel::forward(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
   return guard("DispatchedModel::forward",
                [&]
@@ -191,7 +192,7 @@ DispatchedModel::forward(const TensorMap & inputs, const TensorMap & param_overr
 JvpResult
 DispatchedModel::jvp(const TensorMap & inputs,
                      const TensorMap & tangents,
-                     const TensorMap & param_overrides)
+                     const TensorMap & param_overrides) const
 {
   return guard("DispatchedModel::jvp",
                [&]
@@ -212,7 +213,7 @@ DispatchedModel::jvp(const TensorMap & inputs,
 }
 
 JacobianResult
-DispatchedModel::jacobian(const TensorMap & inputs, const TensorMap & param_overrides)
+DispatchedModel::jacobian(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
   return guard("DispatchedModel::jacobian",
                [&]
@@ -234,8 +235,8 @@ DispatchedModel::jacobian(const TensorMap & inputs, const TensorMap & param_over
                });
 }
 
-VariablePairJacobian
-DispatchedModel::param_jacobian(const TensorMap & inputs, const TensorMap & param_overrides)
+JacobianResult
+DispatchedModel::param_jacobian(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
   return guard("DispatchedModel::param_jacobian",
                [&]
@@ -244,18 +245,24 @@ DispatchedModel::param_jacobian(const TensorMap & inputs, const TensorMap & para
                      prepare("DispatchedModel::param_jacobian", inputs, param_overrides);
                  if (call.direct)
                    return _models.front()->param_jacobian(inputs, call.overrides);
-                 auto chunks = dispatch<VariablePairJacobian>(
+                 auto chunks = dispatch<JacobianResult>(
                      call, [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap &)
                      { return m.param_jacobian(in, ov); });
-                 return chunking::concat_blocks(chunks, call.out_base, call.param_base,
-                                                call.result_device);
+                 std::vector<TensorMap> values;
+                 std::vector<VariablePairJacobian> blocks;
+                 for (auto & [v, j] : chunks)
+                   values.push_back(std::move(v)), blocks.push_back(std::move(j));
+                 return JacobianResult{
+                     chunking::concat(values, call.result_device),
+                     chunking::concat_blocks(blocks, call.out_base, call.param_base,
+                                             call.result_device)};
                });
 }
 
 TensorMap
 DispatchedModel::param_vjp(const TensorMap & inputs,
                            const TensorMap & cotangents,
-                           const TensorMap & param_overrides)
+                           const TensorMap & param_overrides) const
 {
   return guard("DispatchedModel::param_vjp",
                [&]
@@ -340,6 +347,7 @@ DispatchedModel::dtype() const
 TensorMap &
 DispatchedModel::named_parameters()
 {
+  std::lock_guard<std::mutex> lock(*_sync);
   _dirty = true;
   return _models.front()->named_parameters();
 }
@@ -354,6 +362,7 @@ void
 DispatchedModel::set_parameter(const std::string & name, const at::Tensor & value)
 {
   _models.front()->set_parameter(name, value);
+  std::lock_guard<std::mutex> lock(*_sync);
   _dirty = true;
 }
 

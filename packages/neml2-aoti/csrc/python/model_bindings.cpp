@@ -265,18 +265,20 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
       {
         auto in = to_map(inputs, "param_jacobian: inputs");
         auto ov = to_map(param_overrides, "param_jacobian: param_overrides");
-        VariablePairJacobian J;
+        JacobianResult res;
         std::map<std::string, std::vector<int64_t>> params;
         {
           py::gil_scoped_release release;
-          J = self.param_jacobian(in, ov);
+          res = self.param_jacobian(in, ov);
           params = self.parameter_base_shapes();
         }
-        return ordered_blocks(J, self.output_names(), keys(params));
+        return py::make_tuple(ordered(res.first, self.output_names()),
+                              ordered_blocks(res.second, self.output_names(), keys(params)));
       },
       py::arg("inputs"),
       py::arg("param_overrides") = py::none(),
-      "J[out][param] of shape (*B, *out_base, *param_base) for the compiled parameter pairs.");
+      "(outputs, P) with P[out][param] of shape (*B, *out_base, *param_base) for the compiled "
+      "parameter pairs (NEML2 v3's pair).");
 
   cls.def(
       "param_vjp",

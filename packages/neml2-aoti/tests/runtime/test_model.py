@@ -96,7 +96,9 @@ def test_param_jacobian_is_stress_over_E(elastic: Model, scenario_inputs: Inputs
     x = scenario_inputs(elastic, 4)
     stress = elastic.forward(x)["stress"]
     E = elastic.named_parameters()["model.E"]
-    J = elastic.param_jacobian(x)
+    outputs, J = elastic.param_jacobian(x)  # NEML2 v3's (outputs, P) pair
+    assert list(outputs) == elastic.output_names
+    torch.testing.assert_close(outputs["stress"], stress)
     torch.testing.assert_close(J["stress"]["model.E"], stress / E)
 
 
@@ -185,7 +187,9 @@ def test_implicit_param_jacobian_vs_finite_differences(
         "t~1": torch.zeros(4, device=device, dtype=dtype),
     }
     a = m.named_parameters()[name]
-    J = m.param_jacobian(x)["x"][name]
+    y, P = m.param_jacobian(x)
+    torch.testing.assert_close(y["x"], m.forward(x)["x"])
+    J = P["x"][name]
     h = 1e-6 if dtype == torch.float64 else 1e-2
     up = m.forward(x, {name: a + h})["x"]
     dn = m.forward(x, {name: a - h})["x"]

@@ -85,6 +85,20 @@ def test_single_output_is_a_tuple(
     assert isinstance(res, tuple) and len(res) == 1 and isinstance(res[0], SR2)
 
 
+def test_param_jacobian_is_outputs_and_blocks(
+    stub: Callable[[str], Path], scenario_inputs: Inputs, device: torch.device, dtype: torch.dtype
+) -> None:
+    """NEML2 v3's ``(outputs, P)``: typed outputs as ``forward`` gives them, raw blocks."""
+    shim = _load(stub("elasticity"), device, dtype)
+    x = scenario_inputs(shim.runtime, 4)
+    outputs, P = shim.param_jacobian({"strain": SR2(x["strain"])})
+    (stress,) = shim(SR2(x["strain"]))
+    assert list(outputs) == ["stress"] and isinstance(outputs["stress"], SR2)
+    _close(outputs["stress"].data, stress.data)
+    E = shim.runtime.named_parameters()["model.E"]
+    _close(P["stress"]["model.E"], stress.data / E)
+
+
 def test_batchless_input_gives_batchless_output(
     stub: Callable[[str], Path],
     scenario_file: Callable[[str], Path],

@@ -53,16 +53,15 @@ class ModelImpl
 public:
   ModelImpl(const std::filesystem::path & input_file,
             const std::string & model_name,
-            c10::Device device,
-            c10::ScalarType dtype,
-            const std::vector<std::string> & overrides)
+            const LoadOptions & o)
     : bridge(py::module_::import("neml2.eager._bridge")
                  .attr("EagerModel")(input_file.string(),
                                      model_name,
-                                     device.str(),
-                                     py::cast(at::empty({0}, at::TensorOptions().dtype(dtype)))
+                                     o.device ? py::object(py::str(o.device->str())) : py::none(),
+                                     py::cast(at::empty({0}, at::TensorOptions().dtype(o.dtype)))
                                          .attr("dtype"),
-                                     overrides)),
+                                     o.overrides,
+                                     o.load)),
       inputs(bridge.attr("input_variables")().cast<std::vector<VarRecord>>()),
       outputs(bridge.attr("output_variables")().cast<std::vector<VarRecord>>()),
       options(bridge.attr("options")().cast<at::Tensor>().options())
@@ -88,6 +87,7 @@ public:
   template <typename T, typename... Args>
   T call(const char * method, const Args &... args)
   {
+    // The Python object is used under the GIL and `mutex` only, so a const Model may call it.
     return detail::with_python(
         op_name(method),
         [&] { return bridge.attr(method)(args...).template cast<T>(); },
@@ -104,50 +104,56 @@ public:
 
 Model::Model(const std::filesystem::path & input_file,
              const std::string & model_name,
-             c10::Device device,
-             c10::ScalarType dtype,
-             const std::vector<std::string> & overrides)
+             std::optional<c10::Device> device_override,
+             const std::vector<std::string> & load)
+  : Model(input_file, model_name, LoadOptions{device_override, c10::kDouble, {}, load}, Tag{})
+{
+}
+
+Model::Model(const std::filesystem::path & input_file,
+             const std::string & model_name,
+             const LoadOptions & options,
+             Tag)
   : _impl(detail::with_python(
         op_name("load_model"),
-        [&]
-        { return std::make_unique<ModelImpl>(input_file, model_name, device, dtype, overrides); }))
+        [&] { return std::make_unique<ModelImpl>(input_file, model_name, options); }))
 {
 }
 
 Model::~Model() = default;
 
 TensorMap
-Model::forward(const TensorMap & inputs)
+Model::forward(const TensorMap & inputs) const
 {
   return _impl->call<TensorMap>("forward", inputs);
 }
 
 TensorMap
-Model::value(const TensorMap & inputs)
+Model::value(const TensorMap & inputs) const
 {
   return _impl->call<TensorMap>("value", inputs);
 }
 
 JvpResult
-Model::jvp(const TensorMap & inputs, const TensorMap & tangents)
+Model::jvp(const TensorMap & inputs, const TensorMap & tangents) const
 {
   return _impl->call<JvpResult>("jvp", inputs, tangents);
 }
 
 JacobianResult
-Model::jacobian(const TensorMap & inputs)
+Model::jacobian(const TensorMap & inputs) const
 {
   return _impl->call<JacobianResult>("jacobian", inputs);
 }
 
-VariablePairJacobian
-Model::param_jacobian(const TensorMap & inputs)
+JacobianResult
+Model::param_jacobian(const TensorMap & inputs) const
 {
-  return _impl->call<VariablePairJacobian>("param_jacobian", inputs);
+  return _impl->call<JacobianResult>("param_jacobian", inputs);
 }
 
 TensorMap
-Model::param_vjp(const TensorMap & inputs, const TensorMap & cotangents)
+Model::param_vjp(const TensorMap & inputs, const TensorMap & cotangents) const
 {
   return _impl->call<TensorMap>("param_vjp", inputs, cotangents);
 }
@@ -242,10 +248,8 @@ Model::set_parameter(const std::string & name, const at::Tensor & value)
 Model
 load_model(const std::filesystem::path & input_file,
            const std::string & model_name,
-           c10::Device device,
-           c10::ScalarType dtype,
-           const std::vector<std::string> & overrides)
+           const std::vector<std::string> & load)
 {
-  return Model(input_file, model_name, device, dtype, overrides);
+  return Model(input_file, model_name, std::nullopt, load);
 }
 } // namespace neml2::eager

@@ -51,9 +51,21 @@ Scalar::full(const CScalar & init, const TensorOptions & options)
   return Scalar(at::full({}, init, options));
 }
 
+namespace
+{
+eager::LoadOptions
+authoring_options()
+{
+  eager::LoadOptions options;
+  options.device = c10::Device(kCPU);
+  options.dtype = get_default_dtype();
+  return options;
+}
+} // namespace
+
 Model::Model(const std::filesystem::path & path, const std::string & name)
   : _name(name),
-    _model(std::make_unique<eager::Model>(path, name, c10::Device(kCPU), get_default_dtype()))
+    _model(std::make_unique<eager::Model>(path, name, authoring_options()))
 {
 }
 

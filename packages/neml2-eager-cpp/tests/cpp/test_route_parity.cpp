@@ -106,8 +106,11 @@ check_route_parity(const std::string & scenario)
   if (!compiled.parameter_derivatives().empty())
   {
     const auto x = scenarios::inputs(compiled.input_names(), compiled.input_base_shapes(), 5, 7);
-    const auto pa = compiled.param_jacobian(x);
-    const auto pe = eager.param_jacobian(x);
+    const auto [ya, pa] = compiled.param_jacobian(x);
+    const auto [ye, pe] = eager.param_jacobian(x);
+    for (const auto & [name, value] : ya)
+      scenarios::expect_close(value, ye.at(name), scenario + " param_jacobian value " + name, tol,
+                              1e-12);
     for (const auto & [o, row] : pa)
       for (const auto & [p, block] : row)
       {

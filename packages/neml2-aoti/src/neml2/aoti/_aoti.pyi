@@ -116,8 +116,9 @@ class Model:
         """``(outputs, J)`` with ``J[out][in]`` of shape ``(*B, *out_base, *in_base)``."""
     def param_jacobian(
         self, inputs: _Tensors, param_overrides: _Tensors | None = None
-    ) -> dict[str, dict[str, torch.Tensor]]:
-        """``J[out][param]`` of shape ``(*B, *out_base, *param_base)`` (compiled pairs)."""
+    ) -> tuple[dict[str, torch.Tensor], dict[str, dict[str, torch.Tensor]]]:
+        """``(outputs, P)`` with ``P[out][param]`` of shape ``(*B, *out_base, *param_base)``
+        (compiled pairs)."""
     def param_vjp(
         self, inputs: _Tensors, cotangents: _Tensors, param_overrides: _Tensors | None = None
     ) -> dict[str, torch.Tensor]:

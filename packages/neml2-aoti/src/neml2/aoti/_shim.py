@@ -228,10 +228,14 @@ class AOTIModel(nn.Module):
         outs, J = self._inner.jacobian(raw)
         return self._wrap_outputs(outs, dyn), J
 
-    def param_jacobian(self, inputs: Mapping[str, Any]) -> dict[str, dict[str, torch.Tensor]]:
-        """``J[out][param]`` blocks ``(*batch, *out_base, *param_base)`` (compiled pairs)."""
-        raw, _ = self._unwrap(self._pick(inputs))
-        return self._inner.param_jacobian(raw)
+    def param_jacobian(
+        self, inputs: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, dict[str, torch.Tensor]]]:
+        """``(outputs, P)`` with ``P[out][param]`` blocks ``(*batch, *out_base, *param_base)``
+        (compiled pairs), as NEML2 v3."""
+        raw, dyn = self._unwrap(self._pick(inputs))
+        outs, P = self._inner.param_jacobian(raw)
+        return self._wrap_outputs(outs, dyn), P
 
     def param_vjp(
         self, inputs: Mapping[str, Any], cotangents: Mapping[str, Any]

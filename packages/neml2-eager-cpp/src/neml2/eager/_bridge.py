@@ -26,6 +26,7 @@ from typing import Any
 
 import torch
 
+from neml2.cli._common import apply_loads
 from neml2.eager._canonical import broadcast_batch, canonical_inputs, canonical_outputs
 from neml2.factory import load_input
 from neml2.models.boundary import VarInfo, boundary_variables
@@ -35,6 +36,12 @@ from neml2.models.composed import ComposedModel
 __all__ = ["EagerModel"]
 
 
+def _device_of(model: Any) -> torch.device:
+    """The device of the model's first parameter or buffer (torch's default device if none)."""
+    tensors: list[torch.Tensor] = [*model.parameters(), *model.buffers()]
+    return tensors[0].device if tensors else torch.empty(0).device
+
+
 class EagerModel:
     """A neml2 model behind the raw ``dict[str, Tensor]`` boundary of the eager C++ route."""
 
@@ -42,15 +49,20 @@ class EagerModel:
         self,
         path: str,
         name: str,
-        device: str = "cpu",
+        device: str | None = "cpu",
         dtype: torch.dtype = torch.float64,
         overrides: Sequence[str] = (),
+        load: Sequence[str] = (),
     ) -> None:
+        """``device=None`` keeps the device the input file builds the model on; ``load`` lists
+        the ``--load`` extensions (``.py`` file, package directory or dotted module) imported,
+        in order, before the input file is read."""
+        apply_loads(list(load))
         if not Path(path).is_file():
             raise FileNotFoundError(f"input file '{path}' does not exist")
         factory = load_input(path, additional_args=list(overrides), device=device, dtype=dtype)
         self.model = factory.get_model(name)
-        self.device = torch.device(device)
+        self.device = torch.device(device) if device is not None else _device_of(self.model)
         self.dtype = dtype
         self._inputs, self._outputs = boundary_variables(self.model, factory.settings)
         wrapped = isinstance(self.model, (ComposedModel, ImplicitUpdate))
@@ -150,11 +162,15 @@ class EagerModel:
 
     def param_jacobian(
         self, inputs: Mapping[str, torch.Tensor]
-    ) -> dict[str, dict[str, torch.Tensor]]:
-        """Blocks ``J[out][param]`` ``(*B, *out_base, *param_base)`` for every parameter."""
-        x, _ = self._args(inputs)
-        _, J = self.model.param_jacobian(x)
-        return {o: {self._prefix + p: b.detach() for p, b in row.items()} for o, row in J.items()}
+    ) -> tuple[dict[str, torch.Tensor], dict[str, dict[str, torch.Tensor]]]:
+        """Outputs and the blocks ``J[out][param]`` ``(*B, *out_base, *param_base)`` for every
+        parameter (NEML2 v3's pair)."""
+        x, batch = self._args(inputs)
+        y, J = self.model.param_jacobian(x)
+        blocks = {o: {self._prefix + p: b.detach() for p, b in row.items()} for o, row in J.items()}
+        if any(o.sub_batch_shape for o in self._outputs):  # y is raw: no sub-batch layout
+            return self.forward(inputs), blocks
+        return canonical_outputs("output", y, self._outputs, batch), blocks
 
     def param_vjp(
         self, inputs: Mapping[str, torch.Tensor], cotangents: Mapping[str, torch.Tensor]

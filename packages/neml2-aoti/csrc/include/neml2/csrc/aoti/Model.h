@@ -10,7 +10,8 @@
 // FatalError for bad input/artifact, ConvergenceError (recoverable) for solver failures.
 //
 // Threading: calls on one Model are serialized by an internal mutex (safe, not parallel); use one
-// Model per host thread for parallelism. named_parameters() hands out a reference: mutating it
+// Model per host thread for parallelism. The evaluation members are const (as in NEML2 v3): they
+// may run on a `const Model &`, and still serialize on that mutex. named_parameters() hands out a reference: mutating it
 // while another thread calls the same Model is a data race the caller must avoid.
 #pragma once
 
@@ -27,6 +28,7 @@
 #include <c10/core/ScalarType.h>
 
 #include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/aoti_export.h"
 #include "neml2/csrc/aoti/export.h"
 #include "neml2/csrc/aoti/types.h"
 
@@ -53,27 +55,28 @@ public:
 
   /// Output values (*B, *out_base) keyed by output name. param_overrides replaces promoted
   /// parameters for this call only (scalar (*param_base) or batched (*B, *param_base)).
-  TensorMap forward(const TensorMap & inputs, const TensorMap & param_overrides = {});
+  TensorMap forward(const TensorMap & inputs, const TensorMap & param_overrides = {}) const;
 
   /// {outputs, d(out)/d(in) . tangents}; a missing tangent counts as zero. Only outputs that
   /// appear in a compiled derivative pair get a directional derivative.
   JvpResult jvp(const TensorMap & inputs,
                 const TensorMap & tangents,
-                const TensorMap & param_overrides = {});
+                const TensorMap & param_overrides = {}) const;
 
   /// {outputs, J[out][in]} for the compiled pairs (metadata "derivatives"); blocks are
   /// (*B, *out_base, *in_base), or (*out_base, *in_base) when batch-independent.
-  JacobianResult jacobian(const TensorMap & inputs, const TensorMap & param_overrides = {});
+  JacobianResult jacobian(const TensorMap & inputs, const TensorMap & param_overrides = {}) const;
 
-  /// J[out][param] blocks (*B, *out_base, *param_base) for the compiled parameter pairs.
-  VariablePairJacobian param_jacobian(const TensorMap & inputs,
-                                      const TensorMap & param_overrides = {});
+  /// {outputs, J[out][param]} (NEML2 v3's pair): blocks (*B, *out_base, *param_base) for the
+  /// compiled parameter pairs.
+  JacobianResult param_jacobian(const TensorMap & inputs,
+                                const TensorMap & param_overrides = {}) const;
 
   /// Gradient of sum_out <cotangent[out], out> w.r.t. each compiled parameter: summed over the
   /// batch for a global parameter (*param_base), per element for a batched one (*B, *param_base).
   TensorMap param_vjp(const TensorMap & inputs,
                       const TensorMap & cotangents,
-                      const TensorMap & param_overrides = {});
+                      const TensorMap & param_overrides = {}) const;
 
   /// Master inputs / outputs in graph-call order (boundary names, promoted parameters excluded).
   const std::vector<std::string> & input_names() const;

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,16 +57,16 @@ public:
   DispatchedModel(DispatchedModel &&) noexcept;
   DispatchedModel & operator=(DispatchedModel &&) noexcept;
 
-  TensorMap forward(const TensorMap & inputs, const TensorMap & param_overrides = {});
+  TensorMap forward(const TensorMap & inputs, const TensorMap & param_overrides = {}) const;
   JvpResult jvp(const TensorMap & inputs,
                 const TensorMap & tangents,
-                const TensorMap & param_overrides = {});
-  JacobianResult jacobian(const TensorMap & inputs, const TensorMap & param_overrides = {});
-  VariablePairJacobian param_jacobian(const TensorMap & inputs,
-                                      const TensorMap & param_overrides = {});
+                const TensorMap & param_overrides = {}) const;
+  JacobianResult jacobian(const TensorMap & inputs, const TensorMap & param_overrides = {}) const;
+  JacobianResult param_jacobian(const TensorMap & inputs,
+                                const TensorMap & param_overrides = {}) const;
   TensorMap param_vjp(const TensorMap & inputs,
                       const TensorMap & cotangents,
-                      const TensorMap & param_overrides = {});
+                      const TensorMap & param_overrides = {}) const;
 
   const std::vector<std::string> & input_names() const;
   const std::vector<std::string> & output_names() const;
@@ -95,16 +96,19 @@ public:
 private:
   struct Call;
   template <typename R, typename F>
-  std::vector<R> dispatch(const Call & call, F && run);
+  std::vector<R> dispatch(const Call & call, F && run) const;
   Call prepare(const char * op,
                const TensorMap & inputs,
                const TensorMap & param_overrides,
                const TensorMap * per_input = nullptr,
-               const TensorMap * per_output = nullptr);
-  void sync_parameters();
+               const TensorMap * per_output = nullptr) const;
+  void sync_parameters() const;
 
   std::vector<std::unique_ptr<Model>> _models;
   std::shared_ptr<WorkScheduler> _scheduler;
-  bool _dirty = false;
+  // Set by the mutable parameter accessors; the next call (const) copies the master parameters
+  // to the other devices under _sync, so concurrent calls never copy twice or race on the flag.
+  mutable bool _dirty = false;
+  std::unique_ptr<std::mutex> _sync = std::make_unique<std::mutex>();
 };
 } // namespace neml2::aoti

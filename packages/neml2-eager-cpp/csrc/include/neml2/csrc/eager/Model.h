@@ -6,6 +6,13 @@
 // artifact and no param_overrides; named_parameters() returns a copy; every parameter supports
 // param_jacobian / param_vjp; every input/output pair is differentiable.
 //
+// Loading (NEML2 v3's signatures): Model(input_file, model_name, device_override, load) and
+// load_model(input_file, model_name, load). `load` lists Python extensions -- .py files, package
+// directories or dotted module names, as neml2-run/neml2-compile --load -- imported in order
+// before the model is built, so their registered types can appear in the input file. Without a
+// device_override the tensors stay on the device the input file builds them on. LoadOptions
+// (a separate overload) also sets the dtype and command-line style input-file overrides.
+//
 // Boundary: inputs are canonical (*batch, *sub_batch, *base) tensors of the model's dtype and
 // device (never cast or moved); sub_batch is the variable's DECLARED sub-batch shape
 // (input_sub_batch_shapes(), from the input file's [Settings] example_batch_shape; empty for
@@ -26,7 +33,9 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -35,6 +44,7 @@
 
 #include "neml2/csrc/aoti/Exception.h"
 #include "neml2/csrc/aoti/types.h"
+#include "neml2/csrc/eager/eager_export.h"
 #include "neml2/csrc/eager/python.h"
 
 namespace neml2::eager
@@ -46,16 +56,50 @@ using neml2::aoti::VariablePairJacobian;
 
 class ModelImpl;
 
+/// Everything a load can set. Pass it to the Model constructor or load_model overload that takes
+/// a LoadOptions (those overloads take no braced list, so `load_model(f, n, {"ext.py"})` and
+/// `Model(f, n, {})` keep NEML2 v3's meaning):
+///   neml2::eager::LoadOptions o;
+///   o.dtype = c10::kFloat;
+///   o.overrides = {"Models/model/E:=2e5"};
+///   auto m = neml2::eager::load_model("model.i", "model", o);
+struct LoadOptions
+{
+  /// Move the model's tensors to this device; std::nullopt keeps the input file's device.
+  std::optional<c10::Device> device = std::nullopt;
+  /// Floating-point dtype of the model's tensors.
+  c10::ScalarType dtype = c10::kDouble;
+  /// Command-line style input-file overrides ("Models/model/E:=2e5").
+  std::vector<std::string> overrides = {};
+  /// Python extensions imported before the model is built (see the file comment).
+  std::vector<std::string> load = {};
+};
+
+namespace detail
+{
+template <typename T>
+using if_load_options = std::enable_if_t<std::is_same_v<T, LoadOptions>, int>;
+} // namespace detail
+
 class NEML2_EAGER_EXPORT Model
 {
 public:
-  /// Load [Models/<model_name>] from the input file, with its tensors on `device` in `dtype`.
-  /// `overrides` are command-line style input-file overrides ("Models/model/E:=2e5").
+  /// NEML2 v3: load [Models/<model_name>] from the input file in float64, on `device_override`
+  /// when given (else the input file's device), after importing the `load` extensions in order.
+  explicit Model(const std::filesystem::path & input_file,
+                 const std::string & model_name,
+                 std::optional<c10::Device> device_override = std::nullopt,
+                 const std::vector<std::string> & load = {});
+
+  /// Load with every option (device, dtype, input-file overrides, extensions).
+  template <typename Options, detail::if_load_options<Options> = 0>
   Model(const std::filesystem::path & input_file,
         const std::string & model_name,
-        c10::Device device = c10::Device(c10::kCPU),
-        c10::ScalarType dtype = c10::kDouble,
-        const std::vector<std::string> & overrides = {});
+        const Options & options)
+    : Model(input_file, model_name, options, Tag{})
+  {
+  }
+
   ~Model();
 
   Model(const Model &) = delete;
@@ -64,25 +108,26 @@ public:
   Model & operator=(Model &&) = delete;
 
   /// Output values (*B, *sub, *out_base) keyed by output name.
-  TensorMap forward(const TensorMap & inputs);
+  TensorMap forward(const TensorMap & inputs) const;
 
   /// forward(), except that when every input is batch-less the outputs are too (no leading
   /// batch axis of 1): the semantics of neml2::Model::value (neml2/neml2.h).
-  TensorMap value(const TensorMap & inputs);
+  TensorMap value(const TensorMap & inputs) const;
 
   /// {outputs, sum_in d(out)/d(in) . tangents[in]}; tangents are keyed and shaped like inputs,
   /// a missing tangent counts as zero. Every output gets a directional derivative.
-  JvpResult jvp(const TensorMap & inputs, const TensorMap & tangents);
+  JvpResult jvp(const TensorMap & inputs, const TensorMap & tangents) const;
 
   /// {outputs, J[out][in]} for every pair: (*B, *out_base, *in_base) for plain-batch variables
   /// (sub-batched pairs: the layouts of neml2.models.Model.jacobian).
-  JacobianResult jacobian(const TensorMap & inputs);
+  JacobianResult jacobian(const TensorMap & inputs) const;
 
-  /// J[out][param] blocks (*B, *out_base, *param_base) for every parameter.
-  VariablePairJacobian param_jacobian(const TensorMap & inputs);
+  /// {outputs, J[out][param]} (NEML2 v3's pair): blocks (*B, *out_base, *param_base) for every
+  /// parameter.
+  JacobianResult param_jacobian(const TensorMap & inputs) const;
 
   /// Gradient of sum_B sum_out <cotangent[out], out> w.r.t. every parameter (*param_base).
-  TensorMap param_vjp(const TensorMap & inputs, const TensorMap & cotangents);
+  TensorMap param_vjp(const TensorMap & inputs, const TensorMap & cotangents) const;
 
   /// Inputs in call order / outputs (the boundary of neml2.models.boundary.boundary_variables).
   const std::vector<std::string> & input_names() const;
@@ -111,6 +156,14 @@ public:
   void set_parameter(const std::string & name, const at::Tensor & value);
 
 private:
+  struct Tag
+  {
+  };
+  Model(const std::filesystem::path & input_file,
+        const std::string & model_name,
+        const LoadOptions & options,
+        Tag);
+
   std::unique_ptr<ModelImpl> _impl;
 };
 } // namespace neml2::eager
