@@ -100,7 +100,7 @@ class ForwardGraph(nn.Module):
     def forward(self, *flat: torch.Tensor) -> tuple[torch.Tensor, ...]:
         n = len(self.ins)
         xs, ps = flat[:n], list(flat[n:])
-        b = flat[0].shape[0]
+        b = flat[0].shape[0] if flat else 1  # no inputs: constant outputs, one row
         args = [
             _wrap(self.types[v.name], x, v.sub_batch_shape)
             for v, x in zip(self.ins, xs, strict=True)

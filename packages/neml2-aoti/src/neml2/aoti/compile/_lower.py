@@ -207,6 +207,8 @@ def export_graph(
 
     _clear_caches(adapter)
     last: Exception | None = None
+    if not example:  # no inputs (constant outputs): nothing carries a batch
+        dynamic = False
     for lo in (1, 2) if dynamic else (0,):
         shapes = (tuple({0: Dim("batch", min=lo, max=2**31 - 2)} for _ in example),) if lo else None
         try:
@@ -226,7 +228,7 @@ def export_graph(
         finally:
             _clear_caches(adapter)
         if not dynamic:
-            return ep, int(example[0].shape[0])
+            return ep, int(example[0].shape[0]) if example else 1
         return ep, 1 if lo == 1 and _batch_one_ok(ep, example) else 2
     assert last is not None
     raise last
