@@ -26,7 +26,7 @@ def _inputs(
 def test_broadcast_matches_torch(device: torch.device, dtype: torch.dtype) -> None:
     inputs = _inputs(device, dtype, (4, 1), (3,), ())
     values, batch = canonicalize_inputs(inputs, NAMES, BASES, device, dtype)
-    expected_batch = np.broadcast_shapes((4, 1), (3,), (1,))
+    expected_batch = np.broadcast_shapes((4, 1), (3,), ())
     assert tuple(batch) == expected_batch
     assert list(values) == sorted(NAMES)
     for name, base in zip(NAMES, BASES, strict=True):
@@ -35,18 +35,18 @@ def test_broadcast_matches_torch(device: torch.device, dtype: torch.dtype) -> No
         assert value.is_contiguous()
         assert value.dtype == dtype and value.device.type == device.type
         src = inputs[name]
-        lead = src.dim() - len(base)
-        reference = (src if lead else src.unsqueeze(0)).expand(*expected_batch, *base)
+        reference = src.expand(*expected_batch, *base)
         assert torch.equal(value, reference)
 
 
-def test_batchless_inputs_get_batch_one(device: torch.device, dtype: torch.dtype) -> None:
+def test_batchless_inputs_stay_batchless(device: torch.device, dtype: torch.dtype) -> None:
+    """Batch-less in, batch-less out (NEML2 v3 and every route): batch () is kept."""
     inputs = _inputs(device, dtype, (), (), ())
     values, batch = canonicalize_inputs(inputs, NAMES, BASES, device, dtype)
-    assert batch == [1]
+    assert batch == []
     for name, base in zip(NAMES, BASES, strict=True):
-        assert values[name].shape == (1, *base)
-        assert torch.equal(values[name][0], inputs[name])
+        assert values[name].shape == tuple(base)
+        assert torch.equal(values[name], inputs[name])
 
 
 def test_missing_input_is_named(device: torch.device, dtype: torch.dtype) -> None:

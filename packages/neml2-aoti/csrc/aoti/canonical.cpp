@@ -66,7 +66,7 @@ check_input(const std::string & name,
     throw FatalError("input '" + name + "' is on device " + value.device().str() +
                      " but the model runs on " + device.str() +
                      " (inputs are never moved)");
-  return value.dim() == nbase ? value.unsqueeze(0) : value;
+  return value;
 }
 } // namespace
 

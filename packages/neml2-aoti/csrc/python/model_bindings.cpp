@@ -178,7 +178,8 @@ Model(path, device=None, dtype=None): path is the artifact folder (holding metad
 <device>/<dtype>/ leaf of .pt2 graphs per compiled target) or its metadata.json. device and dtype
 select the leaf (default cpu and float64, never torch's ambient defaults); inputs must already be
 on that device and dtype (no silent cast). Inputs are canonical (*batch, *base) tensors keyed by
-input_names; a batch-less input counts as batch 1 and batch shapes broadcast.
+input_names; batch shapes broadcast, batch-less inputs give batch-less outputs and an empty batch
+gives empty outputs.
 
 Promoted parameters (neml2-compile -p NAME) are in named_parameters(): in-place edits of those
 tensors are seen by the next call; set_parameter replaces one. Calls release the GIL; one Model
@@ -257,7 +258,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
       py::arg("inputs"),
       py::arg("param_overrides") = py::none(),
       "(outputs, J) with J[out][in] of shape (*B, *out_base, *in_base) for the compiled pairs "
-      "((*out_base, *in_base) when the block does not depend on the batch).");
+      "(a block that does not depend on the batch is a broadcast view of that shape).");
 
   cls.def(
       "param_jacobian",

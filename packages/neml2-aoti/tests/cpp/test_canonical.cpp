@@ -34,15 +34,15 @@ TEST_CASE(broadcast_batches)
   EXPECT(at::equal(out.values.at("T"), T.expand({4, 3})));
 }
 
-TEST_CASE(batchless_is_batch_one)
+TEST_CASE(batchless_stays_batchless)
 {
   auto strain = at::randn({6}, opts);
   auto T = at::randn({}, opts);
   auto out = run({{"strain", strain}, {"T", T}});
-  EXPECT((out.batch_shape == std::vector<int64_t>{1}));
-  EXPECT(out.values.at("strain").sizes() == at::IntArrayRef({1, 6}));
-  EXPECT(at::equal(out.values.at("strain")[0], strain));
-  EXPECT(out.values.at("T").sizes() == at::IntArrayRef({1}));
+  EXPECT(out.batch_shape.empty());
+  EXPECT(out.values.at("strain").sizes() == at::IntArrayRef({6}));
+  EXPECT(at::equal(out.values.at("strain"), strain));
+  EXPECT(out.values.at("T").sizes() == at::IntArrayRef({}));
 }
 
 TEST_CASE(batchless_broadcasts_to_batch)

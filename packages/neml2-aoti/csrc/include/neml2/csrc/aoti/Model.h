@@ -5,7 +5,8 @@
 // after another over a shared name -> tensor state; no Python is involved.
 //
 // Boundary: inputs are canonical (*batch, *base) tensors of the model's dtype and device (never
-// cast or moved); a batch-less input counts as batch (1,); leading batch shapes broadcast.
+// cast or moved); leading batch shapes broadcast, and batch-less inputs (batch ()) give batch-less
+// outputs; an empty batch gives empty outputs without running a graph.
 // Every public member (the constructor included) throws only neml2::aoti::Exception subclasses:
 // FatalError for bad input/artifact, ConvergenceError (recoverable) for solver failures.
 //

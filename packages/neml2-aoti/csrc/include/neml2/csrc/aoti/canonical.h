@@ -2,10 +2,10 @@
 //
 // Every input is a tensor of shape (*batch, *base). canonicalize_inputs checks that exactly the
 // expected inputs are present, that each one's trailing axes equal its base shape, and that its
-// dtype and device are the model's (never casting); a batch-less input (ndim == base ndim) is
-// treated as batch (1,). The leading batch shapes of all inputs are then broadcast to one common
-// shape (at::infer_size, numpy rules) and every input is expanded to (*batch, *base) and made
-// contiguous. Every violation is a FatalError naming the variable, the expected and the actual
+// dtype and device are the model's (never casting). The leading batch shapes of all inputs are
+// then broadcast to one common shape (at::infer_size, numpy rules; a batch-less input, ndim ==
+// base ndim, has batch (), so batch-less inputs alone give batch ()) and every input is expanded
+// to (*batch, *base) and made contiguous. Every violation is a FatalError naming the variable, the expected and the actual
 // value.
 #pragma once
 

@@ -16,8 +16,8 @@
 // Boundary: inputs are canonical (*batch, *sub_batch, *base) tensors of the model's dtype and
 // device (never cast or moved); sub_batch is the variable's DECLARED sub-batch shape
 // (input_sub_batch_shapes(), from the input file's [Settings] example_batch_shape; empty for
-// plain-batch variables); a batch-less input counts as batch (1,); leading batch shapes
-// broadcast. Outputs come back at (*batch, *sub_batch, *base).
+// plain-batch variables); leading batch shapes broadcast (batch-less inputs give batch-less
+// outputs). Outputs come back at (*batch, *sub_batch, *base).
 //
 // Errors: every member (constructor included) throws only neml2::aoti::Exception subclasses. A
 // Python ConvergenceError becomes the recoverable neml2::aoti::ConvergenceError; anything else
@@ -110,8 +110,8 @@ public:
   /// Output values (*B, *sub, *out_base) keyed by output name.
   TensorMap forward(const TensorMap & inputs) const;
 
-  /// forward(), except that when every input is batch-less the outputs are too (no leading
-  /// batch axis of 1): the semantics of neml2::Model::value (neml2/neml2.h).
+  /// forward() (the name neml2::Model::value of neml2/neml2.h calls; through the traced graph
+  /// when neml2.jit tracing is on).
   TensorMap value(const TensorMap & inputs) const;
 
   /// {outputs, sum_in d(out)/d(in) . tangents[in]}; tangents are keyed and shaped like inputs,
