@@ -29,11 +29,13 @@ import torch
 from torch.jit._trace import TracerWarning
 from torch.nn.utils.stateless import _reparametrize_module
 
+from neml2.solvers._errors import is_truthy
+
 __all__ = ["ENV_VAR", "set_tracing", "traced_value", "tracing", "tracing_enabled"]
 
 ENV_VAR = "NEML2_JIT_TRACE"
 _STATE = "_neml2_trace"
-_ENABLED = os.environ.get(ENV_VAR, "").strip().lower() in {"1", "true", "yes", "on"}
+_ENABLED = is_truthy(os.environ.get(ENV_VAR))
 
 
 def tracing_enabled() -> bool:
