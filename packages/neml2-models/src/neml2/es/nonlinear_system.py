@@ -41,6 +41,7 @@ from neml2.es._layout import (
 from neml2.es._matrix import AssembledMatrix, MatrixPart, block_sub
 from neml2.es._tangents import conform, extract_block, fit_rest, make_seed
 from neml2.es._vector import AssembledVector
+from neml2.models._deferred import call_deferring, materialize
 from neml2.schema import HitSchema, dependency, option
 from neml2.tensors import TensorWrapper
 from neml2.tensors._eager import plain_eager
@@ -357,12 +358,13 @@ class ModelNonlinearSystem:
         vals.update(self.unpack_unknowns(u))
         args = [vals[n] for n in self.model.input_spec]
         self.residual_evaluations += 1
-        res = self.model(*args) if v is None else self.model(*args, v=v)
-        if not isinstance(res, tuple):
-            res = (res,)
         if v is None:
+            res = self.model(*args)
+            res = res if isinstance(res, tuple) else (res,)
             return dict(zip(self.model.output_spec, res, strict=True)), {}
-        return dict(zip(self.model.output_spec, res[:-1], strict=True)), res[-1]
+        res = call_deferring(self.model, *args, v=v)  # lone constant scalings stay deferred
+        res = res if isinstance(res, tuple) else (res,)
+        return dict(zip(self.model.output_spec, res[:-1], strict=True)), materialize(res[-1])
 
     def _pack_residuals(
         self, values: Mapping[str, torch.Tensor | None], like: Mapping[str, TensorWrapper]

@@ -7,7 +7,9 @@ data ``(*K, *B, *S, *base)``. A leaf pushes incoming tangents through its local 
 
 for every seed leaf :math:`\ell`. Each *action* ``actions[x_i]`` maps an incoming tangent to its
 contribution (a tangent of the output type), a :func:`product_term` (the product ``a * b``
-left unevaluated, added to the sum by one fused multiply-add) or a tuple of those. Second order:
+left unevaluated, added to the sum by one fused multiply-add) or a tuple of those; an action
+that only scales, :func:`scaled_by`, also distributes over a deferred sum (see
+:mod:`neml2.models._deferred`, which decides when sums stay unevaluated). Second order:
 
 .. math::  (g\circ f)''[a,b] = g''(f'a, f'b) + g'(f''[a,b]).
 """
@@ -18,6 +20,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 from neml2._native import sum_of_products
+from neml2.models._deferred import (
+    DeferredTangent,
+    ProductTerm,
+    deferring_allowed,
+    scale_contribution,
+    scaled_by,
+)
 from neml2.models._typed import retag_sub
 from neml2.tensors import TensorWrapper, addcmul, equalize_tangent_k, sum_products
 
@@ -32,8 +41,10 @@ __all__ = [
     "accumulate",
     "apply_chain_rule",
     "apply_chain_rule_2",
+    "deferred_sum",
     "product_term",
     "propagate_tangents",
+    "scaled_by",
 ]
 
 ChainRuleDict: TypeAlias = dict[str, dict[str, TensorWrapper]]
@@ -48,31 +59,6 @@ TangentAction: TypeAlias = TensorWrapper
 """A tangent value (typed wrapper with leading K axes)."""
 
 _EMPTY: dict[str, str] = {}
-
-
-class ProductTerm:
-    """A contribution ``a * b`` left unevaluated (see :func:`product_term`)."""
-
-    __slots__ = ("a", "b")
-
-    def __init__(self, a: TensorWrapper | float, b: TensorWrapper) -> None:
-        self.a = a
-        self.b = b
-
-    @property
-    def sub_batch_ndim(self) -> int:
-        """Sub-batch rank of the product."""
-        a = self.a
-        return (
-            max(a.sub_batch_ndim, self.b.sub_batch_ndim)
-            if isinstance(a, TensorWrapper)
-            else self.b.sub_batch_ndim
-        )
-
-    def evaluate(self) -> Any:
-        """``a * b``."""
-        a: Any = self.a
-        return a * self.b
 
 
 Contribution: TypeAlias = TensorWrapper | ProductTerm | tuple[TensorWrapper | ProductTerm, ...]
@@ -106,7 +92,34 @@ def _plain_sum(parts: list[Any]) -> Any:
     return total
 
 
+def _deferred(parts: list[Any]) -> Any:
+    """The sum of ``parts`` without evaluating it: a lone tangent itself, ``1 * b`` as ``b``,
+    anything else a :class:`~neml2.models._deferred.DeferredTangent`."""
+    if len(parts) == 1:
+        p = parts[0]
+        if not isinstance(p, ProductTerm):
+            return p
+        if isinstance(p.a, int | float) and not isinstance(p.a, bool) and p.a == 1:
+            return p.b
+    return deferred_sum(parts)
+
+
+def deferred_sum(parts: list[Any]) -> DeferredTangent:
+    """``sum(parts)`` as a :class:`~neml2.models._deferred.DeferredTangent` (evaluated, when
+    needed, by one :func:`accumulate` pass)."""
+    return DeferredTangent(parts, _accumulate_now)
+
+
 def accumulate(parts: list[Any]) -> Any:
+    """Sum contributions to one seed leaf (tangents and :class:`ProductTerm` s): deferred while
+    :func:`~neml2.models._deferred.deferring_allowed` (see :mod:`neml2.models._deferred`),
+    else :func:`_accumulate_now`."""
+    if deferring_allowed():
+        return _deferred(parts)
+    return _accumulate_now(parts)
+
+
+def _accumulate_now(parts: list[Any]) -> Any:
     """Sum contributions to one seed leaf (tangents and :class:`ProductTerm` s).
 
     With product terms, the whole sum is one pass of the native ``sum_of_products`` kernel
@@ -156,6 +169,9 @@ def _push(
         if not seeds:
             continue
         for leaf, tangent in seeds.items():
+            if isinstance(tangent, DeferredTangent):
+                _collect(acc.setdefault(leaf, []), tangent.apply(action), sub_ndim)
+                continue
             if not isinstance(tangent, TensorWrapper) and types is not None and key in types:
                 tangent = types[key](tangent)  # raw seed: wrapped, K left unmarked
             _collect(acc.setdefault(leaf, []), action(tangent), sub_ndim)
@@ -214,6 +230,15 @@ def _pair(va: Any, vb: Any) -> tuple[Any, Any]:
     return a, b
 
 
+def _split_constant(t: Any) -> tuple[Any, Any]:
+    """``(s, x)`` for a tangent ``s x`` deferred as a constant multiple, ``(None, value)``
+    for another deferred tangent, ``(None, t)`` for a plain one."""
+    if not isinstance(t, DeferredTangent):
+        return None, t
+    cm = t.constant_multiple
+    return cm if cm is not None else (None, t.value())
+
+
 def apply_chain_rule_2(
     v: Mapping[str, Mapping[str, Any]],
     v2: Mapping[str, Mapping[str, Mapping[str, Any]]] | None,
@@ -244,9 +269,14 @@ def apply_chain_rule_2(
         if not vi or not wj:
             continue
         for a, ta in vi.items():
+            sa, ta = _split_constant(ta)
             for b, tb in wj.items():
+                sb, tb = _split_constant(tb)
                 pa, pb = _pair(ta, tb)
-                add(a, b, act(pa, pb))
+                res = act(pa, pb)
+                for s in (sa, sb):  # bilinear: constants of either argument scale the result
+                    res = res if s is None else scale_contribution(res, s)
+                add(a, b, res)
     if v2:
         for name, action in actions_1.items():
             seeds = v2.get(r.get(name, name))
@@ -254,7 +284,7 @@ def apply_chain_rule_2(
                 continue
             for a, inner in seeds.items():
                 for b, t in inner.items():
-                    add(a, b, action(t))
+                    add(a, b, t.apply(action) if isinstance(t, DeferredTangent) else action(t))
     out = {a: {b: accumulate(ps) for b, ps in inner.items() if ps} for a, inner in acc.items()}
     return {r.get(output_name, output_name): out} if out else {}
 

@@ -40,6 +40,8 @@ def _providers(models: Sequence[Any]) -> list[Any]:
 class ComposedModel(Model):
     """Compose models into one by matching output and input variable names."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True  # routes tangents; each child gets them as it accepts them
+
     hit = HitSchema(
         option("models", list, "Models to compose (evaluation order is resolved automatically)"),
         option(

@@ -19,6 +19,7 @@ from torch import nn
 from neml2 import _guard
 from neml2.jit import _trace
 from neml2.models import _derivatives, _jacobian, ad
+from neml2.models._deferred import deferring, deferring_allowed, materialize_all
 from neml2.models._params import NLParam, PromotedParam, resolve_constant, resolve_provider
 from neml2.models._store import store_schema_values
 from neml2.models._typed import as_type, broadcast
@@ -61,6 +62,10 @@ class Model(nn.Module):
     output_spec: dict[str, Any] = {}  # noqa: RUF012
     output_priorities: dict[str, str | None] = {}  # noqa: RUF012
     SUPPORTS_SECOND_ORDER: bool = False
+    ACCEPTS_DEFERRED_TANGENTS: ClassVar[bool] = False
+    """``forward`` hands every tangent it receives (and gets from models it calls) only to the
+    chain-rule helpers, and its actions are pointwise, so deferred tangent sums may reach it (see
+    :mod:`neml2.models._deferred`); other models get them evaluated."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -315,11 +320,22 @@ class Model(nn.Module):
     ) -> Any:
         if _guard.STRICT:
             return _guard.call_strict(self, self._dispatch, *args, v=v, v2=v2, vh=vh, **kwargs)
-        if v is None and v2 is None and vh is None:
+        if v is None and v2 is None and vh is None and not deferring_allowed():
             return self.forward(*args, **kwargs)
         return self._dispatch(*args, v=v, v2=v2, vh=vh, **kwargs)
 
     def _dispatch(self, *args: Any, v: Any, v2: Any, vh: Any, **kwargs: Any) -> Any:
+        """:meth:`_route` the call, with deferred tangents evaluated first unless this model
+        accepts them (``ACCEPTS_DEFERRED_TANGENTS``, not through ``request_AD``)."""
+        if deferring_allowed() and (
+            v is None or self._ad_inputs or not self.ACCEPTS_DEFERRED_TANGENTS
+        ):
+            v, v2, vh = materialize_all(v, v2, vh)
+            with deferring(False):
+                return self._route(*args, v=v, v2=v2, vh=vh, **kwargs)
+        return self._route(*args, v=v, v2=v2, vh=vh, **kwargs)
+
+    def _route(self, *args: Any, v: Any, v2: Any, vh: Any, **kwargs: Any) -> Any:
         """Route a call: plain forward, AD pushforward (``request_AD``), or v/v2/vh forward."""
         if v is None:
             if v2 is not None or vh is not None:

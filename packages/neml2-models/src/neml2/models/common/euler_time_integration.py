@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.chain_rule import product_term
+from neml2.models.chain_rule import scaled_by
 from neml2.models.model import Model
 from neml2.schema import HitSchema, derived_input, derived_output, input, output
 from neml2.tensors import R2, SR2, Scalar, Vec
@@ -48,6 +48,7 @@ def _bilinear_2(sign: float) -> dict[tuple[str, str], Any]:
 class BackwardEulerTimeIntegration(Model):
     """Generic backward-Euler residual; concrete types from :func:`make_backward_euler`."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
 
     def forward(
@@ -60,12 +61,12 @@ class BackwardEulerTimeIntegration(Model):
         if v is None:
             return r
         ndt = -dt
-        actions = {
+        actions: dict[str, Any] = {
             "variable": lambda d: d,
             "variable~1": lambda d: -d,
             "time": lambda d: -(d * rate),
             "time~1": lambda d: d * rate,
-            "variable_rate": lambda d: product_term(ndt, d),
+            "variable_rate": scaled_by(ndt),
         }
         return r, *self.propagate_tangents(
             v, "variable_residual", actions, output=r, v2=v2, vh=vh, actions_2=_bilinear_2(-1.0)
@@ -75,6 +76,7 @@ class BackwardEulerTimeIntegration(Model):
 class ForwardEulerTimeIntegration(Model):
     """Generic forward-Euler update; concrete types from :func:`make_forward_euler`."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
 
     def forward(
@@ -86,11 +88,11 @@ class ForwardEulerTimeIntegration(Model):
         x = x_old + dt * rate
         if v is None:
             return x
-        actions = {
+        actions: dict[str, Any] = {
             "variable~1": lambda d: d,
             "time": lambda d: d * rate,
             "time~1": lambda d: -(d * rate),
-            "variable_rate": lambda d: dt * d,
+            "variable_rate": scaled_by(dt),
         }
         return x, *self.propagate_tangents(
             v, "variable", actions, output=x, v2=v2, vh=vh, actions_2=_bilinear_2(1.0)

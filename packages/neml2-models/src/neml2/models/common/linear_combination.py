@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from neml2._registry import register_neml2_object
-from neml2.models.chain_rule import product_term
+from neml2.models.chain_rule import scaled_by
 from neml2.models.model import Model
 from neml2.schema import HitSchema, output, parameter, parameters, var_inputs
 from neml2.tensors import SR2, Scalar
@@ -25,6 +25,7 @@ __all__ = ["LinearCombination", "make_linear_combination"]
 class LinearCombination(Model):
     """Generic weighted sum; concrete types come from :func:`make_linear_combination`."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     from_var: list[str]
     weight: list[str]
@@ -60,7 +61,7 @@ class LinearCombination(Model):
         actions: dict[str, Any] = {}
         actions_2: dict[tuple[str, str], Any] = {}
         for name, w, x, wname in zip(self.from_var, ws, xs, self._weight_of, strict=True):
-            actions[name] = lambda d, w=w: product_term(w, d)
+            actions[name] = scaled_by(w)
             src = self.promoted_input(wname)
             if src is not None:
                 prev = actions.get(src)

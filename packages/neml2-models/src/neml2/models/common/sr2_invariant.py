@@ -33,6 +33,7 @@ _TYPES = ("I1", *_COEFFICIENTS)
 class SR2Invariant(Model):
     """Scalar invariant of an SR2: trace (I1), von Mises or effective-strain norm."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     invariant_type: str
     hit = HitSchema(

@@ -21,6 +21,8 @@ __all__ = ["VariableRate", "make_variable_rate"]
 class VariableRate(Model):
     """Generic finite-difference rate; concrete types come from :func:`make_variable_rate`."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
+
     def forward(self, x: Any, x_old: Any, t: Any, t_old: Any, *, v: Any = None) -> Any:
         """Rate and (with ``v``) its tangents."""
         dt = t - t_old

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from neml2.models.chain_rule import scaled_by
 from neml2.models.model import Model
 from neml2.tensors import Scalar, cosh, exp, log, sinh, sqrt, tanh
 
@@ -186,6 +187,7 @@ class ScalarMap(Model):
     names, in schema order) and ``PARAMS`` (parameter names), and implement :meth:`evaluate`.
     """
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     OUTPUT = ""
     INPUTS: tuple[str, ...] = ()
@@ -218,7 +220,7 @@ class ScalarMap(Model):
         out = y.v if isinstance(y.v, Scalar) else Scalar(torch.as_tensor(y.v))
         if v is None:
             return out
-        actions = {k: (lambda d, gk=gk: gk * d) for k, gk in y.g.items()}
+        actions = {k: scaled_by(gk) for k, gk in y.g.items()}
         actions_2 = {k: (lambda a, b, hk=hk: hk * a * b) for k, hk in (y.h or {}).items()}
         return out, *self.propagate_tangents(
             v, self.OUTPUT, actions, output=out, v2=v2, vh=vh, actions_2=actions_2

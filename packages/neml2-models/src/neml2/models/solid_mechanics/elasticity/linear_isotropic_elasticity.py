@@ -29,6 +29,7 @@ __all__ = ["LinearIsotropicElasticity"]
 class LinearIsotropicElasticity(Model):
     """Linear isotropic elasticity (stiffness or compliance form, optionally in rate form)."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     hit = HitSchema(
         input("strain", SR2, "Strain (the output when compliance = true)"),

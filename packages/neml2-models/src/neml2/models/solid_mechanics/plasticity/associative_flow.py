@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.chain_rule import product_term
+from neml2.models.chain_rule import product_term, scaled_by
 from neml2.models.model import Model
 from neml2.schema import HitSchema, input, output
 from neml2.tensors import SR2, Scalar
@@ -30,6 +30,7 @@ __all__ = [
 class _Bilinear(Model):
     """:math:`y = s\\,\\dot\\gamma\\,N` with inputs (flow_rate, direction)."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     SIGN = 1.0
     DIRECTION = ""
@@ -43,7 +44,7 @@ class _Bilinear(Model):
             return y
         d = self.DIRECTION
         sn, sg = s * n, s * g
-        actions = {"flow_rate": lambda t: product_term(t, sn), d: lambda t: product_term(sg, t)}
+        actions: dict[str, Any] = {"flow_rate": lambda t: product_term(t, sn), d: scaled_by(sg)}
         actions_2 = {
             ("flow_rate", d): lambda a, b: (s * a) * b,
             (d, "flow_rate"): lambda a, b: (s * b) * a,

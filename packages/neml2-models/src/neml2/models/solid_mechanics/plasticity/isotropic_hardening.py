@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models.chain_rule import scaled_by
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action, add_action_2
 from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap, hd_exp
@@ -28,6 +29,7 @@ __all__ = [
 class LinearIsotropicHardening(Model):
     """Isotropic hardening linear in the equivalent plastic strain."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     hit = HitSchema(
         input("equivalent_plastic_strain", Scalar, "Equivalent plastic strain"),
@@ -44,7 +46,7 @@ class LinearIsotropicHardening(Model):
         if v is None:
             return h
         src = self.promoted_input("hardening_modulus")
-        actions: dict[str, Any] = {"equivalent_plastic_strain": lambda d: k * d}
+        actions: dict[str, Any] = {"equivalent_plastic_strain": scaled_by(k)}
         add_action(actions, src, lambda d: d * ep)
         actions_2: dict[tuple[str, str], Any] = {}
         add_action_2(actions_2, "equivalent_plastic_strain", src, lambda a, b: a * b)

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from neml2._registry import register_neml2_object
-from neml2.models.chain_rule import product_term
+from neml2.models.chain_rule import product_term, scaled_by
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action
 from neml2.schema import HitSchema, derived_output, input, output, parameter
@@ -32,6 +32,7 @@ __all__ = [
 class LinearKinematicHardening(Model):
     """Back stress linear in the kinematic plastic strain."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     hit = HitSchema(
         input("kinematic_plastic_strain", SR2, "Kinematic plastic strain"),
@@ -62,6 +63,7 @@ class LinearKinematicHardening(Model):
 class _ArmstrongFrederick(Model):
     """:math:`\\dot X = (\\tfrac23 C N - g X)\\dot\\gamma` [:math:`- A\\lVert X\\rVert^{a-1}X`]."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     RECOVERY = False
 
     def forward(self, gr: Any, n: Any, x: Any, *promoted: Any, v: Any = None) -> Any:
@@ -85,12 +87,12 @@ class _ArmstrongFrederick(Model):
         c_x = -g * gr
         actions: dict[str, Any] = {
             "flow_rate": lambda d: product_term(d, hard),
-            "flow_direction": lambda d: product_term(c_n, d),
+            "flow_direction": scaled_by(c_n),
         }
         add_action(actions, self.promoted_input("C"), lambda d: d * ((2.0 / 3.0) * gr * n))
         add_action(actions, self.promoted_input("g"), lambda d: d * (-gr * x))
         if not self.RECOVERY:
-            actions["back_stress"] = lambda d: product_term(c_x, d)
+            actions["back_stress"] = scaled_by(c_x)
         else:
             c_x = c_x - a_ * s
             nkx = (-a_ * (ea - 1.0) * pow(r, ea - 3.0)) * x

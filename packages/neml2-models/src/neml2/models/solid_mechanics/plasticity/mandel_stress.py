@@ -16,6 +16,7 @@ __all__ = ["IsotropicMandelStress"]
 class IsotropicMandelStress(Model):
     """Mandel stress equal to the Cauchy stress."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     hit = HitSchema(
         input("cauchy_stress", SR2, "Cauchy stress"),

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from neml2._registry import register_neml2_object
+from neml2.models._deferred import DeferredTangent, ProductTerm, materialize
 from neml2.models._derivatives import split_result
 from neml2.models._typed import identity_seed
 from neml2.models.model import Model, register_submodule
@@ -27,6 +28,8 @@ __all__ = ["Normality"]
 @register_neml2_object("Normality")
 class Normality(Model):
     """Gradient of a scalar function computed by another model."""
+
+    ACCEPTS_DEFERRED_TANGENTS = True  # gradients evaluated; second-order blocks may stay deferred
 
     hit = HitSchema(
         dependency("model", "get_model", "Model computing the function", attr="_inner"),
@@ -93,7 +96,7 @@ class Normality(Model):
             outs, (v_out, v2_out, _) = split_result(inner, res, 3)
             d2 = v2_out.get(self.function, {})
         fval = outs[self.function]
-        grads = v_out.get(self.function, {})
+        grads = materialize(v_out.get(self.function, {}))
         values = [_gradient(grads.get(f), xs[f], fval) for f in self.from_var]
         if v is None:
             return values[0] if len(values) == 1 else tuple(values)
@@ -121,7 +124,13 @@ def _gradient(t: Any, x: TensorWrapper, f: TensorWrapper) -> Any:
 
 
 def _unseed(t: Any, cls: Any) -> Any:
-    """Second-order block ``(N_from, *K, *B, ())`` → tangent of ``cls`` ``(*K, *B, *base)``."""
+    """Second-order block ``(N_from, *K, *B, ())`` → tangent of ``cls`` ``(*K, *B, *base)``
+    (a block deferred as a constant multiple stays one: the map is a view)."""
+    if isinstance(t, DeferredTangent):
+        cm = t.constant_multiple
+        if cm is None:
+            return _unseed(t.value(), cls)
+        return t.with_parts([ProductTerm(cm[0], _unseed(cm[1], cls))])
     d = t.data.movedim(0, -1)
     d = d.reshape((*d.shape[:-1], *cls.BASE_SHAPE))
     return cls._wrap(

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.chain_rule import product_term
+from neml2.models.chain_rule import scaled_by
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action
 from neml2.schema import HitSchema, input, output, parameter
@@ -26,6 +26,7 @@ _C = math.sqrt(2.0 / 3.0)
 class YieldFunction(Model):
     """J2-type yield function with optional isotropic hardening."""
 
+    ACCEPTS_DEFERRED_TANGENTS = True
     SUPPORTS_SECOND_ORDER = True
     hit = HitSchema(
         input("effective_stress", Scalar, "Effective stress"),
@@ -47,8 +48,8 @@ class YieldFunction(Model):
         f = _C * f
         if v is None:
             return f
-        actions: dict[str, Any] = {"effective_stress": lambda d: product_term(_C, d)}
+        actions: dict[str, Any] = {"effective_stress": scaled_by(_C)}
         if n == 2:
-            actions["isotropic_hardening"] = lambda d: product_term(-_C, d)
-        add_action(actions, self.promoted_input("yield_stress"), lambda d: -_C * d)
+            actions["isotropic_hardening"] = scaled_by(-_C)
+        add_action(actions, self.promoted_input("yield_stress"), scaled_by(-_C))
         return f, *self.propagate_tangents(v, "yield_function", actions, output=f, v2=v2, vh=vh)
