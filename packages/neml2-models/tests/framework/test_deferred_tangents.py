@@ -15,6 +15,7 @@ from neml2.models._deferred import (
     DeferredTangent,
     call_deferring,
     deferring_allowed,
+    linear_map,
     materialize,
     scaled_by,
 )
@@ -89,6 +90,27 @@ def test_a_constant_multiple_folds_through_any_linear_action() -> None:
     assert d._value is None
     want = accumulate(list(action(d.value())))
     torch.testing.assert_close(_value(list(got)), want.data, rtol=1e-13, atol=1e-13)
+
+
+def test_a_linear_map_maps_each_part() -> None:
+    parts = _parts()
+    d = deferred_sum(parts)
+    C = _rand(6, 6, seed=15)
+    calls: list[tuple[int, ...]] = []
+
+    def apply_c(u: Any) -> Any:
+        calls.append(tuple(u.data.shape))
+        return u._like(u.data @ C)
+
+    got = d.apply(linear_map(SR2, apply_c))
+    assert d._value is None  # L(sum) = sum of a_i L(b_i): the sum is never written out
+    assert sorted(calls) == sorted([(K, B, 6), (K, B, 6), (B, 6)])
+    torch.testing.assert_close(_value(list(got)), _value(parts) @ C, rtol=1e-13, atol=1e-13)
+    # once the sum exists (another consumer needed it), L maps it in one call
+    d.value()
+    calls.clear()
+    d.apply(linear_map(SR2, apply_c))
+    assert calls == [(K, B, 6)]
 
 
 def test_other_actions_get_the_sum_evaluated_once() -> None:

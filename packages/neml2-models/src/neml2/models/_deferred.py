@@ -12,6 +12,9 @@ tangents), that :func:`~neml2.models.chain_rule.accumulate` writes out in one pa
 * any action on one constant times a tangent, by linearity
   :math:`g'(x)[s\,\dot x] = s\,g'(x)[\dot x]`, applies to :math:`\dot x` and scales its result.
 
+* a pointwise linear map (:func:`linear_map`: an elastic stiffness) maps each part's factor of
+  its input type, :math:`L(\sum_i a_i b_i) = \sum_i a_i\,L(b_i)` for Scalar :math:`a_i`.
+
 Every other consumer gets the sum evaluated, once (:meth:`DeferredTangent.value`).
 
 Who may see one: deferred tangents exist only inside :func:`call_deferring` (plain eager
@@ -38,12 +41,14 @@ from neml2.tensors._eager import plain_eager
 
 __all__ = [
     "DeferredTangent",
+    "LinearMap",
     "ProductTerm",
     "ScaleAction",
     "call_deferring",
     "deferring",
     "deferring_allowed",
     "is_constant",
+    "linear_map",
     "materialize",
     "materialize_all",
     "scale_contribution",
@@ -90,6 +95,53 @@ class ScaleAction:
 
     def __call__(self, d: TensorWrapper) -> ProductTerm:
         return ProductTerm(self.c, d)
+
+
+class LinearMap:
+    """A chain-rule action that is a pointwise linear map ``L`` of its input type (see
+    :func:`linear_map`)."""
+
+    __slots__ = ("fn", "in_type")
+
+    def __init__(self, in_type: type, fn: Callable[[Any], TensorWrapper]) -> None:
+        self.in_type = in_type
+        self.fn = fn
+
+    def __call__(self, d: TensorWrapper) -> TensorWrapper:
+        return self.fn(d)
+
+    def distribute(self, parts: Sequence[Any]) -> tuple[Any, ...] | None:
+        """``L`` of each part, ``L(a b) = a L(b)`` with ``a`` a Scalar factor: None unless every
+        part is an ``in_type`` tangent or a product of one with a number or Scalar."""
+        out: list[Any] = []
+        for p in parts:
+            if isinstance(p, ProductTerm):
+                if _is_scalar_factor(p.a) and type(p.b) is self.in_type:
+                    out.append(ProductTerm(p.a, self.fn(p.b)))
+                elif _is_scalar_factor(p.b) and type(p.a) is self.in_type:
+                    out.append(ProductTerm(self.fn(p.a), p.b))
+                else:
+                    return None
+            elif type(p) is self.in_type:
+                out.append(self.fn(p))
+            else:
+                return None
+        return tuple(out)
+
+
+def _is_scalar_factor(x: Any) -> bool:
+    return type(x) is Scalar or (isinstance(x, int | float) and not isinstance(x, bool))
+
+
+def linear_map(in_type: type, fn: Callable[[Any], TensorWrapper]) -> LinearMap:
+    r"""The action ``fn``, declared a pointwise linear map of ``in_type`` tensors that accepts
+    any of them (tangents with K axes and plain values alike) and returns a wrapper.
+
+    Over a :class:`DeferredTangent` it maps each part's ``in_type`` factor instead of the sum,
+    :math:`L(\sum_i a_i b_i) = \sum_i a_i L(b_i)` for Scalar ``a_i``, so a sum consumed only
+    by ``L`` and scalings is never written out (elasticity on a plastic strain rate).
+    """
+    return LinearMap(in_type, fn)
 
 
 def scaled_by(c: Any) -> ScaleAction:
@@ -219,6 +271,10 @@ class DeferredTangent:
         to ``x`` and scaled for a constant multiple ``s x``, else applied to the value."""
         if isinstance(action, ScaleAction):
             return tuple(_scale_one(p, action.c) for p in self.parts)
+        if isinstance(action, LinearMap) and self._value is None:
+            mapped = action.distribute(self.parts)
+            if mapped is not None:
+                return mapped
         cm = self.constant_multiple
         if cm is not None:
             return scale_contribution(action(cm[1]), cm[0])

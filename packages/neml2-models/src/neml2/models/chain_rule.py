@@ -24,6 +24,7 @@ from neml2.models._deferred import (
     DeferredTangent,
     ProductTerm,
     deferring_allowed,
+    linear_map,
     scale_contribution,
     scaled_by,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "apply_chain_rule",
     "apply_chain_rule_2",
     "deferred_sum",
+    "linear_map",
     "product_term",
     "propagate_tangents",
     "scaled_by",

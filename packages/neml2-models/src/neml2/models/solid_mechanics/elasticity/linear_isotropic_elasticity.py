@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.chain_rule import product_term
+from neml2.models.chain_rule import linear_map, product_term
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action, add_action_2, times
 from neml2.models.solid_mechanics.elasticity._elastic_constants import (
@@ -86,7 +86,7 @@ class LinearIsotropicElasticity(Model):
             y = x._like(mandel_apply(x.data, C))
             if v is None:
                 return y
-            actions[inp] = lambda d: d._like(mandel_apply(d.data, C))
+            actions[inp] = linear_map(SR2, lambda d: d._like(mandel_apply(d.data, C)))
         else:
             ci = ((a - b) / 3.0) * SR2.identity(dtype=x.dtype, device=x.device)
             y = b * x + tr(x) * ci
