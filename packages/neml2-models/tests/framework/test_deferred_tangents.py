@@ -11,6 +11,7 @@ import torch
 
 import neml2
 import neml2.es.nonlinear_system as nonlinear_system
+import neml2.models.chain_rule as chain_rule
 from neml2.models._deferred import (
     DeferredTangent,
     call_deferring,
@@ -128,7 +129,21 @@ def test_other_actions_get_the_sum_evaluated_once() -> None:
     torch.testing.assert_close(seen[0].data, _value(parts), rtol=0, atol=0)
 
 
-def test_accumulate_defers_only_when_allowed() -> None:
+@pytest.fixture
+def always_defer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defer tangents of any size (the small ones of these tests are below the threshold)."""
+    monkeypatch.setattr(chain_rule, "DEFER_MIN_ELEMENTS", 0)
+
+
+def test_small_tangents_are_summed_at_once() -> None:
+    parts = _parts()
+    assert chain_rule._largest(parts) < chain_rule.DEFER_MIN_ELEMENTS
+    assert not isinstance(call_deferring(accumulate, parts), DeferredTangent)
+    big = [product_term(2.0, _tangent(torch.zeros(chain_rule.DEFER_MIN_ELEMENTS // 6 + 1, 1, 6)))]
+    assert isinstance(call_deferring(accumulate, big), DeferredTangent)
+
+
+def test_accumulate_defers_only_when_allowed(always_defer: None) -> None:
     parts = _parts()
     assert not isinstance(accumulate(parts), DeferredTangent)
     got = call_deferring(accumulate, parts)
@@ -172,7 +187,7 @@ class _Passer(_Reader):
 
 
 @pytest.mark.parametrize("cls", [_Reader, _Passer])
-def test_models_see_deferred_tangents_only_when_they_opt_in(cls: Any) -> None:
+def test_models_see_deferred_tangents_only_when_they_opt_in(cls: Any, always_defer: None) -> None:
     parts = _parts()
     d = deferred_sum(parts)
     m = cls()
@@ -197,6 +212,14 @@ def test_apply_chain_rule_folds_deferred_inputs() -> None:
     torch.testing.assert_close(got.data, _value(parts).flip(-1), rtol=0, atol=0)
 
 
+def _recording(fn: Any, calls: list[Any]) -> Any:
+    def wrapped(*args: Any) -> Any:
+        calls.append(args)
+        return fn(*args)
+
+    return wrapped
+
+
 def test_no_deferral_while_compiling() -> None:
     def f(x: torch.Tensor) -> torch.Tensor:
         out: torch.Tensor = call_deferring(lambda y: y * (2.0 if deferring_allowed() else 3.0), x)
@@ -207,7 +230,9 @@ def test_no_deferral_while_compiling() -> None:
     assert float(compiled(torch.ones(()))) == 3.0
 
 
-def test_chaboche_newton_jacobian_is_unchanged_by_deferral(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_chaboche_newton_jacobian_is_unchanged_by_deferral(
+    monkeypatch: pytest.MonkeyPatch, always_defer: None
+) -> None:
     """The benchmark's Chaboche update (second-order Normality, linear combinations, backward
     Euler): value and exact Jacobian with deferral agree with plain evaluation to rounding."""
     model = neml2.load_model(REPO / "bench" / "inputs" / "chaboche.i", "model")
@@ -227,7 +252,10 @@ def test_chaboche_newton_jacobian_is_unchanged_by_deferral(monkeypatch: pytest.M
         "X2~1": rand(6, scale=5.0),
         "stress~1": rand(6, scale=50.0),
     }
+    deferred: list[Any] = []
+    monkeypatch.setattr(chain_rule, "deferred_sum", _recording(chain_rule.deferred_sum, deferred))
     out_d, jac_d = model.jacobian(inputs)
+    assert len(deferred) > 10  # the deferral did happen
     monkeypatch.setattr(nonlinear_system, "call_deferring", lambda fn, *a, **kw: fn(*a, **kw))
     out_p, jac_p = model.jacobian(inputs)
     for name in out_p:

@@ -211,13 +211,7 @@ def test_grouped_assembly_matches_single_group() -> None:
         assert A is not None
         mats.append(A.to_dense())
     assert len(two.jacobian(two.pack_unknowns(x)).blocks) == 2
-    # grouping decides which tangents are a lone constant times another (deferred: the constant
-    # joins the next coefficient, a (s b) -> (a s) b), so entries may differ by reassociation
-    # rounding only: a few ulp of the matrix's scale
-    eps = torch.finfo(mats[0].dtype).eps
-    torch.testing.assert_close(
-        mats[0], mats[1], rtol=4 * eps, atol=4 * eps * float(mats[0].abs().max())
-    )
+    torch.testing.assert_close(mats[0], mats[1], rtol=0, atol=0)
 
 
 def _reference_solution(x: dict[str, torch.Tensor]) -> np.ndarray:

@@ -94,6 +94,27 @@ def _plain_sum(parts: list[Any]) -> Any:
     return total
 
 
+DEFER_MIN_ELEMENTS = 1 << 15
+"""Smallest tangent (elements of its largest operand) worth deferring: below it the extra small
+products a deferred sum's consumers form cost more than the pass over the tangent they save."""
+
+
+def _largest(parts: list[Any]) -> int:
+    """Elements of the largest operand among ``parts``."""
+    n = 0
+    for p in parts:
+        for w in (p.a, p.b) if isinstance(p, ProductTerm) else (p,):
+            if isinstance(w, TensorWrapper):
+                n = max(n, w.data.numel())
+    return n
+
+
+def _unit_product(part: Any) -> Any:
+    """``b`` for the product term ``1 * b``, else None."""
+    a = part.a if isinstance(part, ProductTerm) else None
+    return part.b if isinstance(a, int | float) and not isinstance(a, bool) and a == 1 else None
+
+
 def _deferred(parts: list[Any]) -> Any:
     """The sum of ``parts`` without evaluating it: a lone tangent itself, ``1 * b`` as ``b``,
     anything else a :class:`~neml2.models._deferred.DeferredTangent`."""
@@ -101,8 +122,9 @@ def _deferred(parts: list[Any]) -> Any:
         p = parts[0]
         if not isinstance(p, ProductTerm):
             return p
-        if isinstance(p.a, int | float) and not isinstance(p.a, bool) and p.a == 1:
-            return p.b
+        unit = _unit_product(p)
+        if unit is not None:
+            return unit
     return deferred_sum(parts)
 
 
@@ -114,9 +136,10 @@ def deferred_sum(parts: list[Any]) -> DeferredTangent:
 
 def accumulate(parts: list[Any]) -> Any:
     """Sum contributions to one seed leaf (tangents and :class:`ProductTerm` s): deferred while
-    :func:`~neml2.models._deferred.deferring_allowed` (see :mod:`neml2.models._deferred`),
-    else :func:`_accumulate_now`."""
-    if deferring_allowed():
+    :func:`~neml2.models._deferred.deferring_allowed` when large enough
+    (:data:`DEFER_MIN_ELEMENTS`; see :mod:`neml2.models._deferred`), else
+    :func:`_accumulate_now`."""
+    if deferring_allowed() and _largest(parts) >= DEFER_MIN_ELEMENTS:
         return _deferred(parts)
     return _accumulate_now(parts)
 
@@ -132,7 +155,8 @@ def _accumulate_now(parts: list[Any]) -> Any:
     plain tangents.
     """
     if len(parts) == 1:
-        return _evaluated(parts[0])
+        unit = _unit_product(parts[0])
+        return _evaluated(parts[0]) if unit is None else unit
     terms = [p for p in parts if isinstance(p, ProductTerm)]
     if not terms:
         return _plain_sum(parts)
