@@ -127,6 +127,9 @@ def test_other_actions_get_the_sum_evaluated_once() -> None:
     d.apply(record)
     assert seen[0] is seen[1] is d.value()
     torch.testing.assert_close(seen[0].data, _value(parts), rtol=0, atol=0)
+    # a scaling of a sum that exists already is one product with it, not one per part
+    term = d.apply(scaled_by(3.0))
+    assert isinstance(term, ProductTerm) and term.a == 3.0 and term.b is d.value()
 
 
 @pytest.fixture
@@ -203,6 +206,23 @@ def test_models_see_deferred_tangents_only_when_they_opt_in(cls: Any, always_def
     torch.testing.assert_close(
         materialize(v_out)["y"]["leaf"].data, 2.0 * _value(parts), rtol=1e-13, atol=1e-13
     )
+
+
+def test_models_that_post_process_their_tangents_get_them_evaluated(always_defer: None) -> None:
+    """A subclass that maps what its parent's chain rule returns (an eigenstrain promotes the
+    scalar map's tangents to SR2) must not receive deferred sums from it."""
+    factory = neml2.load_string(
+        "[Models]\n[eig]\ntype = ThermalEigenstrain\nreference_temperature = 300\n"
+        "CTE = 1e-5\n[]\n[]\n"
+    )
+    model = factory.get_model("eig")
+    T = Scalar(300 + _rand(B, seed=17))
+    seed = _tangent(_rand(K, B, seed=18), Scalar)
+    plain = model(T, v={"temperature": {"leaf": seed}})[-1]
+    deferred = call_deferring(model, T, v={"temperature": {"leaf": deferred_sum([seed])}})[-1]
+    got = deferred["eigenstrain"]["leaf"]
+    assert isinstance(got, SR2)
+    torch.testing.assert_close(got.data, plain["eigenstrain"]["leaf"].data, rtol=0, atol=0)
 
 
 def test_apply_chain_rule_folds_deferred_inputs() -> None:

@@ -2,7 +2,7 @@ r"""Deferred tangent sums: contributions kept apart until a consumer needs the t
 
 A tangent is a sum of contributions, :math:`\dot y = \sum_i a_i\,b_i` (product terms and plain
 tangents), that :func:`~neml2.models.chain_rule.accumulate` writes out in one pass over a
-``(K, *B, *base)`` tensor. Two kinds of consumer do not need it written out:
+``(K, *B, *base)`` tensor. Three kinds of consumer do not need it written out:
 
 * a *scaling* action :math:`\dot x \mapsto c\,\dot x` (:func:`scaled_by`; ``c`` a number or a
   :class:`~neml2.tensors.Scalar` coefficient, e.g. the :math:`-\Delta t` of a backward-Euler
@@ -10,12 +10,13 @@ tangents), that :func:`~neml2.models.chain_rule.accumulate` writes out in one pa
   :math:`c \sum_i a_i b_i = \sum_i (c\,a_i)\,b_i`, the scale going to the smaller factor, so
   the next sum of products absorbs every term and the intermediate tangent is never formed;
 * any action on one constant times a tangent, by linearity
-  :math:`g'(x)[s\,\dot x] = s\,g'(x)[\dot x]`, applies to :math:`\dot x` and scales its result.
-
+  :math:`g'(x)[s\,\dot x] = s\,g'(x)[\dot x]`, applies to :math:`\dot x` and scales its result;
 * a pointwise linear map (:func:`linear_map`: an elastic stiffness) maps each part's factor of
   its input type, :math:`L(\sum_i a_i b_i) = \sum_i a_i\,L(b_i)` for Scalar :math:`a_i`.
 
-Every other consumer gets the sum evaluated, once (:meth:`DeferredTangent.value`).
+Every other consumer gets the sum evaluated, once (:meth:`DeferredTangent.value`). Only tangents
+large enough for the saved pass to outweigh the extra small products are deferred
+(:data:`~neml2.models.chain_rule.DEFER_MIN_ELEMENTS`).
 
 Who may see one: deferred tangents exist only inside :func:`call_deferring` (plain eager
 evaluation of a model whose caller handles them, :class:`~neml2.es.NonlinearSystem`), and only
@@ -270,6 +271,8 @@ class DeferredTangent:
         """``action`` applied to this tangent: distributed over the parts for a scaling, applied
         to ``x`` and scaled for a constant multiple ``s x``, else applied to the value."""
         if isinstance(action, ScaleAction):
+            if self._value is not None:  # already written out: one term
+                return ProductTerm(action.c, self._value)
             return tuple(_scale_one(p, action.c) for p in self.parts)
         if isinstance(action, LinearMap) and self._value is None:
             mapped = action.distribute(self.parts)

@@ -26,6 +26,7 @@ class _Eigenstrain(ScalarMap):
     """Scalar map ``e`` promoted to the SR2 ``e I``."""
 
     OUTPUT = "eigenstrain"
+    ACCEPTS_DEFERRED_TANGENTS = False  # maps the scalar map's tangents: they must be evaluated
 
     def forward(self, *args: Any, v: Any = None, v2: Any = None, vh: Any = None) -> Any:
         """Eigenstrain and (with ``v``) its tangents."""
