@@ -362,7 +362,7 @@ class ModelNonlinearSystem:
             res = self.model(*args)
             res = res if isinstance(res, tuple) else (res,)
             return dict(zip(self.model.output_spec, res, strict=True)), {}
-        res = call_deferring(self.model, *args, v=v)  # lone constant scalings stay deferred
+        res = call_deferring(self.model, *args, v=v)  # tangent sums may stay deferred inside
         res = res if isinstance(res, tuple) else (res,)
         return dict(zip(self.model.output_spec, res[:-1], strict=True)), materialize(res[-1])
 
