@@ -39,6 +39,7 @@ from torch import nn
 from neml2.models._typed import broadcast
 from neml2.tensors import Scalar, TensorWrapper
 from neml2.tensors._eager import plain_eager
+from neml2.tensors._primitive import _is_number
 
 __all__ = [
     "DeferredTangent",
@@ -131,7 +132,7 @@ class LinearMap:
 
 
 def _is_scalar_factor(x: Any) -> bool:
-    return type(x) is Scalar or (isinstance(x, int | float) and not isinstance(x, bool))
+    return type(x) is Scalar or _is_number(x)
 
 
 def linear_map(in_type: type, fn: Callable[[Any], TensorWrapper]) -> LinearMap:
@@ -183,9 +184,7 @@ def call_deferring(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 def is_constant(a: Any) -> bool:
     """A Python number, or a 0-dimensional :class:`~neml2.tensors.Scalar` (a plain tensor or a
     parameter) in plain eager mode."""
-    if isinstance(a, bool):
-        return False
-    if isinstance(a, int | float):
+    if _is_number(a):
         return True
     return (
         type(a) is Scalar

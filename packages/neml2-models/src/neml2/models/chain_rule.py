@@ -30,6 +30,7 @@ from neml2.models._deferred import (
 )
 from neml2.models._typed import retag_sub
 from neml2.tensors import TensorWrapper, addcmul, equalize_tangent_k, sum_products
+from neml2.tensors._primitive import _is_number
 
 __all__ = [
     "ChainRuleAction",
@@ -112,7 +113,7 @@ def _largest(parts: list[Any]) -> int:
 def _unit_product(part: Any) -> Any:
     """``b`` for the product term ``1 * b``, else None."""
     a = part.a if isinstance(part, ProductTerm) else None
-    return part.b if isinstance(a, int | float) and not isinstance(a, bool) and a == 1 else None
+    return part.b if _is_number(a) and a == 1 else None
 
 
 def _deferred(parts: list[Any]) -> Any:
