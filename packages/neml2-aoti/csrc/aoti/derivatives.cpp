@@ -139,7 +139,7 @@ ModelImpl::run_with_carrier(CallState & s, const std::vector<int> & requested)
     const auto & seg = segments[k];
     if (seg.implicit)
     {
-      run_implicit(seg.imp, s);
+      run_implicit(seg.imp, s, /*keep_jacobian=*/true);
       implicit_ift(seg.imp, s, dstate);
       continue;
     }

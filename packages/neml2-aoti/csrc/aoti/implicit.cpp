@@ -69,7 +69,7 @@ converged_jacobian(const ImplicitSegment & seg,
 } // namespace
 
 void
-ModelImpl::run_implicit(const ImplicitSegment & seg, CallState & s)
+ModelImpl::run_implicit(const ImplicitSegment & seg, CallState & s, bool keep_jacobian)
 {
   const int64_t B = s.nbatch;
   const auto opts = at::TensorOptions().dtype(dtype).device(device);
@@ -113,6 +113,7 @@ ModelImpl::run_implicit(const ImplicitSegment & seg, CallState & s)
   }
   auto u0 = pack(seg.unknowns, s.slots, vars, B, "unknown");
   SegmentProblem problem(seg, s, vars, chunk_rows(seg));
+  problem.keep_jacobian(keep_jacobian);
   NewtonTrace trace(config.collect_log);
   at::Tensor u;
   substepped = false;

@@ -207,7 +207,7 @@ ModelImpl::run_segments(CallState & s)
 {
   for (const auto & seg : segments)
     if (seg.implicit)
-      run_implicit(seg.imp, s);
+      run_implicit(seg.imp, s, /*keep_jacobian=*/false);
     else
       run_forward(seg.fwd, s);
 }

@@ -197,10 +197,10 @@ public:
   ///
   /// Unless the host kept large allocations in the heap (keep_large_allocations), the automatic
   /// block is also capped so that one block's Newton matrix stays within
-  /// unkept_block_matrix_bytes: glibc then serves these batch-sized buffers from its heap (its
-  /// mmap threshold adapts up to 32 MiB) instead of mapping and page-faulting them afresh on
-  /// every Newton iteration (Chaboche step at 10^5, AVX2 path, no opt-ins: 2.37 s in one block,
-  /// 1.75 s in blocks of 8192 rows).
+  /// unkept_block_matrix_bytes: glibc then serves these buffers from its heap (its mmap threshold
+  /// adapts up to 32 MiB) and keeps them there, instead of mapping and page-faulting them afresh
+  /// on every Newton iteration (Chaboche step at 10^5, AVX2 path, no opt-ins: 2.37 s in one
+  /// block, 1.75 s in blocks of 8192 rows).
   int64_t chunk_rows(const ImplicitSegment & seg) const
   {
     int64_t rows = config.chunk_rows != SolverConfig::auto_chunk_rows ? config.chunk_rows
@@ -241,7 +241,9 @@ private:
   CallState prepare(const TensorMap & inputs, const TensorMap & overrides) const;
   void run_segments(CallState & s);
   void run_forward(const ForwardSegment & seg, CallState & s) const;
-  void run_implicit(const ImplicitSegment & seg, CallState & s);
+  /// Solve `seg`'s unknowns into the call state. `keep_jacobian`: keep Newton's last A for an IFT
+  /// that follows (derivative calls); a forward call frees each block's A once it is used.
+  void run_implicit(const ImplicitSegment & seg, CallState & s, bool keep_jacobian);
   TensorMap collect_outputs(const CallState & s) const;
   /// A (*batch, *trailing) tensor of an empty batch (no elements).
   at::Tensor empty_of(const CallState & s, const std::vector<int64_t> & trailing) const;

@@ -65,7 +65,7 @@ ModelImpl::param_jacobian(const TensorMap & inputs, const TensorMap & overrides)
     const auto & seg = segments[k];
     if (seg.implicit)
     {
-      run_implicit(seg.imp, s);
+      run_implicit(seg.imp, s, /*keep_jacobian=*/true);
       implicit_param_ift(seg.imp, s, dstate, pcol, P);
       continue;
     }

@@ -25,6 +25,12 @@ public:
   {
   }
 
+  /// Whether residual_jacobian_step keeps A for jacobian_if_at (an IFT that follows the solve
+  /// reuses it). Off, each row block's A is freed as soon as its step is solved: the solve then
+  /// holds one block's matrices instead of the whole batch's, and the next block's graph call
+  /// reuses their memory.
+  void keep_jacobian(bool keep) { _keep_A = keep; }
+
   /// Givens from the call state.
   SegmentProblem(const ImplicitSegment & seg,
                  const CallState & s,
@@ -62,23 +68,44 @@ public:
     return {concat(out[0]), last_A};
   }
 
-  /// Each row block's step solved right after its graph call (its A still in cache).
+  /// Each row block's step solved right after its graph call (its A still in cache). With
+  /// several blocks, b and du go straight into whole-batch tensors allocated before the first
+  /// block, so that nothing a block leaves behind sits in the memory its graph call used: the
+  /// next block's call reuses it rather than growing the heap (whose freed top glibc returns
+  /// to the system, to be page-faulted in again, once it exceeds its trim threshold).
   NewtonEvaluation residual_jacobian_step(const at::Tensor & u) override
   {
-    std::vector<at::Tensor> b, A, du;
+    std::vector<at::Tensor> A;
+    at::Tensor b, du;
     forget_jacobian();
+    const bool whole = blocks(u.size(0)) == 1;
+    if (!whole)
+    {
+      b = at::empty_like(u, at::MemoryFormat::Contiguous);
+      du = at::empty_like(u, at::MemoryFormat::Contiguous);
+    }
     for_each_block(*_seg.jacobian,
                    u,
                    2,
-                   [&](std::vector<at::Tensor> && out)
+                   [&](int64_t r0, int64_t rows, std::vector<at::Tensor> && out)
                    {
-                     du.push_back(dense_solve(out[1], out[0]));
-                     b.push_back(std::move(out[0]));
-                     A.push_back(std::move(out[1]));
+                     auto step = dense_solve(out[1], out[0]);
+                     if (whole)
+                     {
+                       b = std::move(out[0]);
+                       du = std::move(step);
+                     }
+                     else
+                     {
+                       b.narrow(0, r0, rows).copy_(out[0]);
+                       du.narrow(0, r0, rows).copy_(step);
+                     }
+                     if (_keep_A)
+                       A.push_back(std::move(out[1]));
                    });
     last_u = u;
     last_A = RowBlocks(std::move(A));
-    return {concat(b), last_A, concat(du)};
+    return {b, last_A, du};
   }
 
   /// A at `u` when the last Jacobian evaluation was at this very tensor, else undefined.
@@ -108,7 +135,7 @@ public:
     for_each_block(graph,
                    u,
                    n_out,
-                   [&](std::vector<at::Tensor> && out)
+                   [&](int64_t, int64_t, std::vector<at::Tensor> && out)
                    {
                      for (std::size_t o = 0; o < n_out; ++o)
                        parts[o].push_back(std::move(out[o]));
@@ -116,27 +143,34 @@ public:
     return parts;
   }
 
-  /// Run `graph` on each row block in order (see run_blocks), handing `each` its outputs.
+  /// How many row blocks a batch of B rows runs in (see run_blocks).
+  int64_t blocks(int64_t B) const
+  {
+    return _chunk <= 0 || B <= _chunk ? 1 : (B + _chunk - 1) / _chunk;
+  }
+
+  /// Run `graph` on each row block in order (see run_blocks), handing `each` the block's first
+  /// row, its row count and its outputs.
   template <typename Each>
   void
   for_each_block(const Graph & graph, const at::Tensor & u, std::size_t n_out, Each && each) const
   {
     const int64_t B = u.size(0);
-    const int64_t blocks = _chunk <= 0 || B <= _chunk ? 1 : (B + _chunk - 1) / _chunk;
+    const int64_t blocks = this->blocks(B);
     const auto whole = args(u);
     for (int64_t k = 0; k < blocks; ++k)
     {
+      const int64_t r0 = B * k / blocks, rows = B * (k + 1) / blocks - r0;
       std::vector<at::Tensor> a;
       if (blocks == 1)
         a = whole;
       else
       {
-        const int64_t r0 = B * k / blocks, rows = B * (k + 1) / blocks - r0;
         a.reserve(whole.size());
         for (const auto & t : whole)
           a.push_back(t.narrow(0, r0, rows));
       }
-      each(graph.run(std::move(a), n_out));
+      each(r0, rows, graph.run(std::move(a), n_out));
     }
   }
 
@@ -168,5 +202,6 @@ private:
   const ImplicitSegment & _seg;
   std::vector<at::Tensor> _tail;
   int64_t _chunk = 0;
+  bool _keep_A = true;
 };
 } // namespace neml2::aoti

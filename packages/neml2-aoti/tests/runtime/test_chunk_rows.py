@@ -98,10 +98,24 @@ def peak_kb():  # this process's own high-water mark (ru_maxrss would include th
 m = neml2.aoti.Model(sys.argv[1])
 m.set_solver_config(chunk_rows=int(sys.argv[2]))
 x = make_inputs(m.input_names, m.input_base_shapes, int(sys.argv[3]), m.device, m.dtype)
+call = m.forward if sys.argv[5] == "forward" else m.jacobian
 before = peak_kb()
-m.jacobian(x)
+call(x)
 print(peak_kb() - before)
 """
+
+
+def _peak_kb(root: Path, chunk_rows: int, rows: int, call: str, keep_large: bool = False) -> int:
+    """Peak resident growth (KB) of one ``call`` ("forward" or "jacobian") of the artifact at
+    ``root`` on ``rows`` rows, in a new process (PROBE)."""
+    tests = str(Path(__file__).resolve().parents[1])
+    args = [str(root), str(chunk_rows), str(rows), tests, call]
+    env = {k: v for k, v in os.environ.items() if k != "NEML2_KEEP_LARGE_ALLOCATIONS"}
+    if keep_large:
+        env["NEML2_KEEP_LARGE_ALLOCATIONS"] = "1"
+    run = subprocess.run([sys.executable, "-c", PROBE, *args], env=env,
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    return int(run.stdout.split()[-1])
 
 
 def _with_segment_key(src: Path, dst: Path, key: str, value: object) -> Path:
@@ -130,28 +144,21 @@ def test_row_blocks_bound_the_graph_memory(
     rows do not. A segment whose rows are not known to be independent is never split, so its
     peak is a one-call peak; nor is, with the automatic setting (-1) and large allocations kept
     in the heap (``NEML2_KEEP_LARGE_ALLOCATIONS=1``), a segment that records a block of the whole
-    batch. Without that policy the automatic block is capped at 11618 rows (a block's 19 x 19
-    float64 matrices within 32 MiB: three blocks here), so it saves like blocks do.
+    batch. Without that policy the automatic block is capped at 5809 rows (a block's 19 x 19
+    float64 matrices within 16 MiB: six blocks here), so it saves like blocks do.
 
     Each comparison asks for at least 0.5 KB per row (16 MB): a one-call peak varies between
     processes by up to one (B, 19, 19) matrix (94 MB, whether the allocator still holds the
     previous one), so comparisons against half of another peak difference would be noise."""
     if device.type != "cpu" or dtype != torch.float64 or not Path("/proc/self/status").exists():
         pytest.skip("resident memory (Linux /proc) of the CPU float64 leaf")
-    tests = str(Path(__file__).resolve().parents[1])
     exported = artifact("chaboche_exported")
     coupled = _with_segment_key(exported, tmp_path / "coupled", "rows_independent", False)
     rows = 32768
     saved = rows // 2  # KB: 0.5 KB per row
 
     def peak_kb(root: Path, chunk_rows: int, keep_large: bool = False) -> int:
-        args = [str(root), str(chunk_rows), str(rows), tests]
-        env = {k: v for k, v in os.environ.items() if k != "NEML2_KEEP_LARGE_ALLOCATIONS"}
-        if keep_large:
-            env["NEML2_KEEP_LARGE_ALLOCATIONS"] = "1"
-        run = subprocess.run([sys.executable, "-c", PROBE, *args], env=env,
-                             capture_output=True, text=True, check=True)  # fmt: skip
-        return int(run.stdout.split()[-1])
+        return _peak_kb(root, chunk_rows, rows, "jacobian", keep_large)
 
     blocks, whole = peak_kb(exported, 512), peak_kb(exported, 0)
     assert whole - blocks > saved, (blocks, whole)  # blocks save the one-call intermediates
@@ -187,3 +194,22 @@ def test_automatic_blocks_follow_the_artifact(
     want, got = whole.forward(x), blocks.forward(x)
     for k in want:
         _close(got[k], want[k])
+
+
+def test_forward_keeps_one_block_of_newton_matrices(
+    artifact: Callable[[str], Path], device: torch.device, dtype: torch.dtype
+) -> None:
+    """A forward call needs no Jacobian after its solve (no IFT follows), so each row block's
+    Newton matrices are freed once that block's step is solved. Chaboche forward at 32768 rows
+    (scalarized graphs, no per-row intermediates), each call in a new process: in one block the
+    (B, 19, 19) float64 matrices (94 MB) are resident at once; in blocks of 512 rows only one
+    block's (1.5 MB) is. The comparison asks for half of that matrix (47 MB): a peak varies
+    between processes by up to one matrix, and blocks that kept every matrix until the next
+    iteration (as a derivative call does, for the IFT) would save nothing."""
+    if device.type != "cpu" or dtype != torch.float64 or not Path("/proc/self/status").exists():
+        pytest.skip("resident memory (Linux /proc) of the CPU float64 leaf")
+    rows = 32768
+    matrix_kb = rows * 19 * 19 * 8 // 1024
+    whole = _peak_kb(artifact("chaboche"), 0, rows, "forward")
+    blocks = _peak_kb(artifact("chaboche"), 512, rows, "forward")
+    assert whole - blocks > matrix_kb // 2, (blocks, whole)

@@ -30,9 +30,14 @@ NEML2_AOTI_EXPORT bool keep_large_allocations() noexcept;
 NEML2_AOTI_EXPORT bool large_allocations_kept() noexcept;
 
 /// Bytes: without the large-allocation policy, the automatic row block of an implicit segment
-/// keeps one block's Newton matrix within this: glibc's largest dynamic mmap threshold, up to
-/// which a freed buffer raises the threshold and the next one of its size comes from the heap.
-inline constexpr int64_t unkept_block_matrix_bytes = int64_t(32) << 20;
+/// keeps one block's Newton matrix within this, half of glibc's largest dynamic mmap threshold
+/// (32 MiB). Up to that threshold a freed buffer raises it, and the next buffer of its size
+/// comes from the heap; but glibc also returns the heap's free top to the system once it
+/// reaches twice the threshold, and one whole-batch matrix per Newton iteration, with the
+/// iteration's other buffers between two of them, reached it every other iteration (Chaboche
+/// step at 10^4 points, AVX2 path: 28.9 MB matrices in one block, 160-174 ms; two blocks of
+/// 14.4 MB, 93-133 ms).
+inline constexpr int64_t unkept_block_matrix_bytes = int64_t(16) << 20;
 
 /// Smallest and largest allocations (bytes) a CallBufferScope serves from the buffer cache.
 inline constexpr std::size_t cached_buffer_min_bytes = std::size_t(1) << 10;
