@@ -61,6 +61,27 @@ _LAZY: dict[str, str] = {
         for t in ("Scalar", "SR2", "Vec", "R2", "SSR4", "WR2", "MRP", "MillerIndex", "Tensor")
     },
     "TensorWrapper": "neml2.tensors",
+    # crystal geometry and the crystal-plasticity leaves
+    **{t: "neml2.data" for t in ("CrystalGeometry", "CubicCrystal", "cubic_symmetry_operators")},
+    **{
+        t: f"neml2.models.solid_mechanics.crystal_plasticity.{m}"
+        for m, ts in (
+            (
+                "predictors",
+                (
+                    "CrystalPlasticityDeformationGradientPredictor",
+                    "CrystalPlasticityStrainPredictor",
+                ),
+            ),
+            ("lattice_rates", ("ElasticStrainRate", "OrientationRate")),
+            ("slip_kinematics", ("PlasticDeformationRate", "PlasticVorticity")),
+            ("slip_rules", ("PowerLawSlipRule", "SumSlipRates")),
+            ("resolved_shear", ("ResolvedShear",)),
+            ("slip_strength", ("SingleSlipStrengthMap",)),
+            ("slip_hardening", ("VoceSingleSlipHardeningRule",)),
+        )
+        for t in ts
+    },
     **{f"CSV{t}": "neml2.tensor_sources.csv" for t in ("Scalar", "Vec", "SR2", "WR2")},
 }
 _SUBMODULES = (
@@ -70,6 +91,7 @@ _SUBMODULES = (
     "es",
     "models",
     "drivers",
+    "data",
     "factory",
     "schema",
     "tensors",

@@ -48,6 +48,17 @@ V3_NAMES: dict[tuple[str, str], list[str]] = {
         "implicit_rate.elasticity.nu",
     ],
     ("bench/inputs/elasticity.i", "model"): ["E", "nu"],
+    ("bench/inputs/taylor.i", "model"): [
+        "implicit_rate.elasticity.E",
+        "implicit_rate.elasticity.nu",
+        "implicit_rate.slip_strength.constant_strength",
+        "implicit_rate.slip_rule.gamma0",
+        "implicit_rate.slip_rule.n",
+        "implicit_rate.voce_hardening.initial_slope",
+        "implicit_rate.voce_hardening.saturated_hardening",
+        "predictor.cp_warmup_1.scale",
+        "predictor.cp_warmup_1.threshold",
+    ],
     ("examples/calibration/calibrate_perzyna.i", "implicit_rate"): [
         "isoharden.K",
         "normality.flow.yield_surface.sy",
@@ -341,26 +352,6 @@ def test_inputs_report_v3_names(key: tuple[str, str]) -> None:
 #: coverage test does not count its types as tested): v3.1.0's names. Its
 #: crystal-plasticity types are not implemented yet (issue #28), so the input does not load; the
 #: strict xfail turns into a failure, to be removed, once it does.
-TAYLOR = Path(__file__).parent / "inputs" / "taylor_bench.hit"
-TAYLOR_V3_NAMES = [
-    "implicit_rate.elasticity.E",
-    "implicit_rate.elasticity.nu",
-    "implicit_rate.slip_strength.constant_strength",
-    "implicit_rate.slip_rule.gamma0",
-    "implicit_rate.slip_rule.n",
-    "implicit_rate.voce_hardening.initial_slope",
-    "implicit_rate.voce_hardening.saturated_hardening",
-    "predictor.cp_warmup_1.scale",
-    "predictor.cp_warmup_1.threshold",
-]
-
-
-@pytest.mark.xfail(reason="crystal-plasticity types are not registered yet (#28)", strict=True)
-def test_taylor_benchmark_names() -> None:
-    m = neml2.load_model(TAYLOR, "model")
-    assert [n for n, _ in m.named_parameters()] == TAYLOR_V3_NAMES
-
-
 def test_every_input_is_listed() -> None:
     files = {p for p, _ in V3_NAMES}
     found = {

@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from neml2.tensors import TensorWrapper
+from neml2.tensors._kernels import broadcast_shapes
 
 __all__ = [
     "as_type",
@@ -86,4 +87,4 @@ def retag_sub(w: TensorWrapper, n: int) -> TensorWrapper:
 
 def broadcast(*shapes: Any) -> tuple[int, ...]:
     """``torch.broadcast_shapes`` as a typed tuple."""
-    return tuple(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]
+    return broadcast_shapes(*shapes)

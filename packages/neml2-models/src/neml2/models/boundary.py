@@ -9,8 +9,9 @@ the ``AOTIModel`` shim all read names, types and shapes from here, so they canno
 Sub-batch shapes: a variable has none unless declared. Declarations come from ``settings`` (the
 input file's ``[Settings]``: ``example_batch_shape = '(dyn; sub)'`` or a per-variable entry; a lag
 ``x~n`` uses ``x``'s) or, for the variables of a root ``ImplicitUpdate``'s equation system, from
-the system's own ``[Settings]`` record (``declared_sub``). An explicit ``sub_batch`` mapping
-overrides both.
+the system's own ``[Settings]`` record (``declared_sub``); an output no declaration covers takes
+the sub-batch the model itself gives it (``Model.output_sub_batch``, e.g. a crystal model's slip
+systems). An explicit ``sub_batch`` mapping overrides all of them.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def _info(
     settings: Any,
     declared: Mapping[str, tuple[int, ...]],
     sub_batch: Mapping[str, tuple[int, ...]],
+    intrinsic: Mapping[str, tuple[int, ...]] | None = None,
 ) -> VarInfo:
     base = getattr(cls, "BASE_SHAPE", None)
     if base is None:
@@ -66,6 +68,8 @@ def _info(
         if sub is None and settings is not None:
             s = settings.sub_batch_shape(name)
             sub = None if s is None else tuple(s)
+        if sub is None and intrinsic is not None:
+            sub = intrinsic.get(name)
     return VarInfo(name, cls.__name__, tuple(int(d) for d in base), tuple(sub or ()))
 
 
@@ -92,5 +96,6 @@ def boundary_variables(
     declared = _declared(model)
     overrides = dict(sub_batch or {})
     inputs = [_info(n, t, settings, declared, overrides) for n, t in in_spec.items()]
-    outputs = [_info(n, t, settings, declared, overrides) for n, t in out_spec.items()]
+    own = model.output_sub_batch() if hasattr(model, "output_sub_batch") else {}
+    outputs = [_info(n, t, settings, declared, overrides, own) for n, t in out_spec.items()]
     return inputs, outputs

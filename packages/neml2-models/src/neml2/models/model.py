@@ -236,6 +236,21 @@ class Model(nn.Module):
         """Typed values of several parameters (see :meth:`_get_param`)."""
         return [self._get_param(n, promoted) for n in names]
 
+    def output_sub_batch(self) -> dict[str, tuple[int, ...]]:
+        """Sub-batch shapes this model gives outputs whatever its inputs carry (e.g. the slip
+        systems a crystal-plasticity model introduces): ``{output variable: shape}``.
+
+        Default: those its submodels report for variables that are outputs here. A model that
+        creates a sub-batch axis overrides this (the compiled routes size their outputs by it).
+        """
+        out: dict[str, tuple[int, ...]] = {}
+        for child in self.children():
+            if isinstance(child, Model):
+                for name, shape in child.output_sub_batch().items():
+                    if name in self.output_spec:
+                        out[name] = shape
+        return out
+
     def promoted_input(self, name: str) -> str | None:
         """Input variable a promoted parameter reads (``None`` if ``name`` is a real parameter)."""
         nl = self._nl_params.get(self._param_alias.get(name, name))

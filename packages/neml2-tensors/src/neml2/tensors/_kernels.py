@@ -31,8 +31,31 @@ def broadcast_tensors(*xs: T) -> list[T]:
 
 
 def broadcast_shapes(*shapes: tuple[int, ...] | torch.Size) -> tuple[int, ...]:
-    """Typed ``torch.broadcast_shapes``."""
-    return tuple(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]
+    """Typed ``torch.broadcast_shapes``.
+
+    Shapes of plain ints (eager code) are broadcast here in Python, several times faster than
+    torch's reference implementation; symbolic sizes (tracing) go to torch, which knows how to
+    reason about them without specializing.
+    """
+    ndim = 0
+    for shape in shapes:
+        for n in shape:
+            if type(n) is not int:
+                return tuple(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]
+        ndim = max(ndim, len(shape))
+    out = [1] * ndim
+    for shape in shapes:
+        for i, n in enumerate(shape, ndim - len(shape)):
+            if n < 0:
+                raise RuntimeError(f"broadcast_shapes: negative size in {tuple(shape)}")
+            if out[i] == 1:
+                out[i] = n
+            elif n != 1 and n != out[i]:
+                raise RuntimeError(
+                    f"Shape mismatch: objects cannot be broadcast to a single shape: "
+                    f"{[tuple(s) for s in shapes]}"
+                )
+    return tuple(out)
 
 
 def mat(entries: list[T]) -> T:

@@ -51,6 +51,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "derivatives": ["stress:strain"],
         "scalarize_newton": False,
     },
+    # the benchmark's FCC Taylor model (crystal plasticity: per-slip intermediates on a
+    # sub-batch axis inside the Newton graphs; float64 only)
+    "taylor": {
+        "dtypes": ["float64"],
+        "model": "model",
+        "derivatives": ["elastic_strain:deformation_rate", "orientation:orientation~1"],
+    },
     # a forward model whose x/y carry a declared sub-batch of 3 sites next to plain-batch
     # strain/stress (float64 only): the dispatcher tests chunking of sub-batched inputs
     "sub_batch": {

@@ -1,1 +1,2 @@
-"""Solid-mechanics leaf models (elasticity, kinematics, plasticity, viscoplasticity, ...)."""
+"""Solid-mechanics leaf models (elasticity, kinematics, plasticity, viscoplasticity, crystal
+plasticity, ...)."""

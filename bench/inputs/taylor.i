@@ -1,6 +1,7 @@
 # The benchmark's Taylor-type FCC single-crystal plasticity model (each batch entry is one
 # grain driven by the same deformation rate; orientations random), implicit update with
-# NewtonWithLineSearch + DenseLU; test_parameter_names checks NEML2 v3's parameter names.
+# NewtonWithLineSearch + DenseLU. The single-step benchmark calls [Models]/model_with_stress
+# (ImplicitUpdate + stress).
 [Tensors]
   [a]
     type = Python

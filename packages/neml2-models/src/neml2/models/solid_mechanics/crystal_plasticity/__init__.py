@@ -1,0 +1,1 @@
+"""Crystal plasticity: slip kinematics, slip rules, strengths, hardening and predictors."""
