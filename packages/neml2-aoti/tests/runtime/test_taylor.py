@@ -33,17 +33,17 @@ def routes(
 def grains(batch: int, device: torch.device) -> dict[str, torch.Tensor]:
     """Random orientations, a tension-type deformation rate with spin, dt = 1, virgin state."""
     gen = torch.Generator().manual_seed(28 + batch)
-    f64 = {"dtype": torch.float64}
-    rate = torch.tensor([1.0, -0.5, -0.5, 0.0, 0.0, 0.0], **f64) * 1e-3
-    spin = torch.tensor([0.0, 0.0, 0.3], **f64) * 1e-3
+    f64 = torch.float64
+    rate = torch.tensor([1.0, -0.5, -0.5, 0.0, 0.0, 0.0], dtype=f64) * 1e-3
+    spin = torch.tensor([0.0, 0.0, 0.3], dtype=f64) * 1e-3
     x = {
         "deformation_rate": rate.expand(batch, 6).clone(),
         "vorticity": spin.expand(batch, 3).clone(),
-        "elastic_strain~1": torch.zeros(batch, 6, **f64),
-        "t": torch.ones(batch, **f64),
-        "t~1": torch.zeros(batch, **f64),
+        "elastic_strain~1": torch.zeros(batch, 6, dtype=f64),
+        "t": torch.ones(batch, dtype=f64),
+        "t~1": torch.zeros(batch, dtype=f64),
         "orientation~1": MRP.rand(batch, generator=gen).data,
-        "slip_hardening~1": torch.zeros(batch, **f64),
+        "slip_hardening~1": torch.zeros(batch, dtype=f64),
     }
     return {k: v.to(device) for k, v in x.items()}
 
