@@ -59,6 +59,17 @@ V3_NAMES: dict[tuple[str, str], list[str]] = {
         "predictor.cp_warmup_1.scale",
         "predictor.cp_warmup_1.threshold",
     ],
+    ("examples/crystal_plasticity/crystal_plasticity.i", "model_with_stress"): [
+        "model.implicit_rate.elasticity.E",
+        "model.implicit_rate.elasticity.nu",
+        "model.implicit_rate.slip_strength.constant_strength",
+        "model.implicit_rate.slip_rule.gamma0",
+        "model.implicit_rate.slip_rule.n",
+        "model.implicit_rate.voce_hardening.initial_slope",
+        "model.implicit_rate.voce_hardening.saturated_hardening",
+        "model.predictor.cp_warmup_1.scale",
+        "model.predictor.cp_warmup_1.threshold",
+    ],
     ("examples/calibration/calibrate_perzyna.i", "implicit_rate"): [
         "isoharden.K",
         "normality.flow.yield_surface.sy",
