@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     data = run()
     plot(data, args.out)
-    final = ", ".join(f"{lab} {s:.1f} MPa" for lab, s in zip(LABELS, data["stress"][-1].tolist()))
+    last = data["stress"][-1].tolist()
+    final = ", ".join(f"{lab} {s:.1f} MPa" for lab, s in zip(LABELS, last, strict=True))
     print(f"final axial stress: {final}; figure: {args.out}")
     return 0
 

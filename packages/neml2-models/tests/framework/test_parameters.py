@@ -123,6 +123,13 @@ def test_set_parameter() -> None:
         m.set_parameter("nope", 1.0)
 
 
+def test_set_parameter_keeps_a_python_number_exact() -> None:
+    """A Python float is stored at the parameter's precision (it once went through float32)."""
+    m = neml2.load_string(MODES).get_model("literal")
+    m.set_parameter("weight_0", 100000.1)
+    assert dict(m.named_parameters())["weight_0"].item() == 100000.1
+
+
 def test_param_cache_follows_replacement() -> None:
     """_get_param's cached wrapper tracks in-place edits, replaced parameters and .to()."""
     m = neml2.load_string(MODES).get_model("literal")

@@ -313,8 +313,10 @@ class Model(nn.Module):
         p = mod._parameters.get(attr)
         if p is None:
             raise KeyError(f"set_parameter: '{qname}' is a buffer, not a parameter")
-        data = value.data if isinstance(value, TensorWrapper) else torch.as_tensor(value)
-        data = data.to(dtype=p.dtype, device=p.device)
+        if isinstance(value, TensorWrapper):
+            value = value.data
+        # a Python number goes straight to the parameter's dtype (never through float32)
+        data = torch.as_tensor(value, dtype=p.dtype, device=p.device)
         try:
             ok = broadcast(data.shape, p.shape) == tuple(p.shape)
         except RuntimeError:
