@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench.suite import _proc
 from bench.suite._target import Target
-from bench.suite._workloads import Workload
+from bench.suite._workloads import WORKLOADS, Workload
 
 COMPILE_TIMEOUT = 420.0
 
@@ -74,7 +74,9 @@ class Artifacts:
         folder.mkdir(parents=True, exist_ok=True)
         # both installations: 2 lowering jobs (this machine's cores), a cold compile (an empty
         # neml2-compile cache, so a previous run's cache entry is never what gets timed)
-        cmd = [*exe, "--model", "model", "-d", "stress:strain", "--dtype", "float64", "-j", "2"]
+        cmd = [*exe, "--model", "model", "--dtype", "float64", "-j", "2"]
+        for pair in WORKLOADS[name].derivatives:
+            cmd += ["-d", pair]
         cmd += ["--device", "cpu", "--output-dir", str(folder), str(self.inputs / f"{name}.i")]
         with tempfile.TemporaryDirectory(prefix="neml2-bench-cache-") as cache:
             env = {**_proc.thread_env(2), "NEML2_COMPILE_CACHE": cache}

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.suite import _proc
+from bench.suite._artifacts import Artifacts
 from bench.suite._cells import Cell
 from bench.suite._target import Target
 from bench.suite._workloads import Workload
@@ -40,7 +41,7 @@ FULL = Budget(cell_cap=240.0, run_limit=2100.0, repeat=15, timing_budget=2.5)
 
 def _model_key(target: Target, route: Route, wl: Workload) -> tuple[str, str, str, str]:
     """Rows sharing one compiled model (the driver runs the chaboche model)."""
-    return (target.label, route.name, "chaboche" if wl.newton else wl.name, "*")
+    return (target.label, route.name, Artifacts.model_workload(wl), "*")
 
 
 class Runner:

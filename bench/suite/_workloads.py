@@ -12,6 +12,9 @@ copy rate) or ``"flops"`` (float64 arithmetic, from the large-matmul rate). Coun
   same strain step at every point). The jacobian mode adds the implicit-function solve for the
   k = 33 input columns (2/3 n^3 + 2 n^2 k + 10 n k).
 * the driver: the sum of every step's iterations (99 steps) at the same cost per iteration.
+* taylor (n = 10 unknowns: elastic strain, slip hardening, orientation) counted the same way, one
+  step from the virgin state of randomly oriented grains: a lower bound, as the 12 slip systems
+  make its residual and Jacobian assembly cost more than 10 n^2.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ class Workload:
     bound: str  # "bytes" or "flops"
     newton: bool  # work counted from Newton iterations
     compile_in_quick: bool  # whether --quick may compile its artifact when none is cached
+    unknowns: int = N_UNKNOWNS  # Newton unknowns per point
+    derivatives: tuple[str, ...] = ("stress:strain",)  # neml2-compile -d pairs
 
     def work_per_point(self, mode: str, iterations: int | None) -> float | None:
         """Bytes or flops per batch point (None if the iteration count is unknown)."""
@@ -51,8 +56,8 @@ class Workload:
             return 96.0
         if iterations is None:
             return None
-        work = iterations * newton_iteration_flops()
-        return work + (implicit_jacobian_flops() if mode == "jacobian" else 0.0)
+        work = iterations * newton_iteration_flops(self.unknowns)
+        return work + (implicit_jacobian_flops(self.unknowns) if mode == "jacobian" else 0.0)
 
 
 WORKLOADS: dict[str, Workload] = {
@@ -87,6 +92,18 @@ WORKLOADS: dict[str, Workload] = {
             "flops",
             newton=True,
             compile_in_quick=False,
+        ),
+        Workload(
+            "taylor",
+            "taylor one step",
+            ("forward",),
+            (100, 10**3),
+            (100,),
+            "flops",
+            newton=True,
+            compile_in_quick=False,
+            unknowns=10,
+            derivatives=(),
         ),
     )
 }

@@ -40,6 +40,8 @@ import torch
 F64 = torch.float64
 STEP_STRAIN = (0.01, -0.005, -0.005, 0.0, 0.0, 0.0)  # 1 % uniaxial increment over dt = 1
 ELASTIC_STRAIN = (1e-3, -3e-4, -3e-4, 2e-4, 0.0, 1e-4)
+TAYLOR_RATE = (1e-3, -5e-4, -5e-4, 0.0, 0.0, 0.0)  # tension-type deformation rate over dt = 1
+TAYLOR_SPIN = (0.0, 0.0, 3e-4)
 COMPILE_MODULE = "neml2.aoti.compile.cli"
 SLOW = 2.0  # s: a call this slow is timed once (after the warm-up)
 
@@ -52,13 +54,31 @@ def _text(inputs: Path, workload: str, batch: int) -> str:
     return (inputs / f"{workload}.i").read_text()
 
 
+def _random_mrp(batch: int, seed: int = 2026) -> torch.Tensor:
+    """Uniformly random orientations as MRPs ``(batch, 3)`` (Shoemake quaternions, w >= 0)."""
+    u = torch.rand(batch, 3, dtype=F64, generator=torch.Generator().manual_seed(seed))
+    a, b = torch.sqrt(1.0 - u[:, 0]), torch.sqrt(u[:, 0])
+    q = torch.stack([a * torch.sin(2 * torch.pi * u[:, 1]), a * torch.cos(2 * torch.pi * u[:, 1]),
+                     b * torch.sin(2 * torch.pi * u[:, 2]), b * torch.cos(2 * torch.pi * u[:, 2])],
+                    dim=-1)  # fmt: skip
+    q = torch.where(q[:, :1] < 0, -q, q)  # (w, x, y, z) with w >= 0: the principal chart
+    return q[:, 1:] / (1.0 + q[:, :1])
+
+
 def _raw_inputs(shapes: dict[str, tuple[int, ...]], batch: int) -> dict[str, torch.Tensor]:
-    """Zero state with the benchmark's strain (and ``t = 1``), ``(batch, *base)`` each."""
+    """Zero state and ``t = 1``, ``(batch, *base)`` each, with the workload's load: the
+    benchmark's strain (elasticity, chaboche) or, for taylor, grains of random orientation
+    under the tension-type deformation rate with spin."""
     out = {name: torch.zeros(batch, *base, dtype=F64) for name, base in shapes.items()}
     if "t" in out:
         out["t"].fill_(1.0)
-    strain = STEP_STRAIN if "t" in out else ELASTIC_STRAIN
-    out["strain"].copy_(torch.tensor(strain, dtype=F64).expand(batch, 6))
+    if "strain" in out:
+        strain = STEP_STRAIN if "t" in out else ELASTIC_STRAIN
+        out["strain"].copy_(torch.tensor(strain, dtype=F64).expand(batch, 6))
+    if "deformation_rate" in out:
+        out["deformation_rate"].copy_(torch.tensor(TAYLOR_RATE, dtype=F64).expand(batch, 6))
+        out["vorticity"].copy_(torch.tensor(TAYLOR_SPIN, dtype=F64).expand(batch, 3))
+        out["orientation~1"].copy_(_random_mrp(batch))
     return out
 
 
