@@ -39,9 +39,8 @@ def broadcast_shapes(*shapes: tuple[int, ...] | torch.Size) -> tuple[int, ...]:
     """
     ndim = 0
     for shape in shapes:
-        for n in shape:
-            if type(n) is not int:
-                return tuple(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]
+        if not isinstance(shape, tuple) or any(type(n) is not int for n in shape):
+            return tuple(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]
         ndim = max(ndim, len(shape))
     out = [1] * ndim
     for shape in shapes:

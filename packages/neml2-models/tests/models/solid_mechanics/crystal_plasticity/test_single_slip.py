@@ -18,13 +18,12 @@ step; two-level extrapolation :math:`2u_{2N} - u_N` removes that term.
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
+import single_slip_crystal  # noqa: F401  (registers [Data] SingleSlipTestCrystal)
 import torch
 
-from neml2._registry import register_neml2_object
-from neml2.data import CrystalGeometry
 from neml2.factory import load_string
 from neml2.tensors import R2, SR2, WR2, Scalar
 
@@ -33,18 +32,6 @@ MU = E / (2 * (1 + NU))
 N_EXP, GAMMA0, TAU0, THETA, TAU_I, T_END = 5, 1e-6, 50.0, 200.0, 80.0, 100.0
 D_HAT = torch.tensor([1.0, -1.0, 0.0], dtype=torch.float64) / math.sqrt(2.0)
 N_HAT = torch.tensor([1.0, 1.0, 1.0], dtype=torch.float64) / math.sqrt(3.0)
-
-
-@register_neml2_object("SingleSlipTestCrystal")
-class SingleSlipTestCrystal(CrystalGeometry):
-    """A crystal with the single system [1 -1 0](1 1 1) (no symmetry expansion)."""
-
-    SECTION: ClassVar[str] = "Data"
-
-    @classmethod
-    def from_hit(cls, node: Any, factory: Any) -> CrystalGeometry:
-        eye = torch.eye(3, dtype=torch.float64)
-        return cls.build(eye, eye[None], torch.tensor([1, -1, 0]), torch.tensor([1, 1, 1]))
 
 
 HIT = f"""
