@@ -9,9 +9,10 @@ case's inputs (broadcast to their common batch) the first point is taken unbatch
 batch of one, and cycled with the next points into a batch of seven; the empty batch is the
 first zero points. Results at each shape must equal the corresponding rows of the seven-point
 evaluation (an output that depends on no batched input may keep batch ``()``), and batch ``()``
-in gives batch ``()`` out. Not pointwise, so left to their own tests: cases with sub-batch axes,
-models that reduce over batch axes (``BatchReduction``), and cases whose parameters carry batch
-axes of their own (:data:`OWN_BATCH`: their points are fixed by the parameters' batch).
+in gives batch ``()`` out. A case's sub-batch axes (e.g. slip systems) stay with each point, like
+its base axes. Not pointwise, so left to their own tests: models that reduce over batch axes
+(``BatchReduction``), and cases whose parameters carry batch axes of their own
+(:data:`OWN_BATCH`: their points are fixed by the parameters' batch).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ __all__ = [
     "points",
     "take",
     "tolerance",
+    "trailing_ndim",
+    "typed",
 ]
 
 SHAPES = ("()", "(0,)", "(1,)", "(7,)")
@@ -48,14 +51,16 @@ OWN_BATCH = {
 EXPLICIT_TOL, IMPLICIT_TOL = 1e-12, 1e-7
 
 
-def cases(skip: Path) -> list[ModelCase]:
-    """Every pointwise case of the suite (no sub-batch, not in :data:`OWN_BATCH`), named
-    ``<test module>::<case>``; ``skip`` is the calling test module."""
+def cases(skip: Path, *, sub_batch: bool = True) -> list[ModelCase]:
+    """Every pointwise case of the suite (not in :data:`OWN_BATCH`; with sub-batched inputs
+    unless ``sub_batch`` is False), named ``<test module>::<case>``; ``skip`` is the calling
+    test module."""
     out: dict[str, ModelCase] = {}
     for path, module in suite_modules(skip=skip):
         for c in getattr(module, "CASES", []):
             # a name with '::' was collected by another table (the batch-shape test's own CASES)
-            if isinstance(c, ModelCase) and not c.sub_batch and "::" not in c.name:
+            wanted = sub_batch or not c.sub_batch if isinstance(c, ModelCase) else False
+            if wanted and "::" not in c.name:
                 out.setdefault(f"{path.stem}::{c.name}", c)
     named = [dataclasses.replace(c, name=key) for key, c in out.items()]
     return [c for c in named if c.name not in OWN_BATCH]
@@ -67,11 +72,12 @@ def tolerance(case: ModelCase) -> float:
 
 
 def points(model: Any, case: ModelCase) -> dict[str, torch.Tensor]:
-    """Each input as ``(7, *base)`` float64: the case's points (flattened batch) cycled to seven."""
-    typed = make_inputs(model, case.inputs, torch.float64, "cpu")
+    """Each input as ``(7, *sub, *base)`` float64: the case's points (flattened dynamic batch)
+    cycled to seven."""
+    values = make_inputs(model, case.inputs, torch.float64, "cpu", case.sub_batch)
     out = {}
-    for name, x in typed.items():
-        nb = x.data.dim() - x.BASE_NDIM
+    for name, x in values.items():
+        nb = x.data.dim() - x.BASE_NDIM - x.sub_batch_ndim
         flat = x.data.reshape((-1, *x.data.shape[nb:]))
         idx = torch.arange(7) % flat.shape[0]
         out[name] = flat[idx].clone()
@@ -112,3 +118,18 @@ def check(
         atol=tol,
         msg=lambda m: f"{what}: {m}",
     )
+
+
+def typed(model: Any, case: ModelCase, raw: dict[str, torch.Tensor]) -> dict[str, Any]:
+    """``raw`` inputs (from :func:`take`) as the model's wrappers, with the case's sub-batch."""
+    return {
+        n: model.input_spec[n](v, sub_batch_ndim=case.sub_batch.get(n, 0)) for n, v in raw.items()
+    }
+
+
+def trailing_ndim(w: Any) -> int:
+    """Axes of a result after its dynamic batch: sub-batch (e.g. slip systems) and base."""
+    from neml2.tensors import Tensor
+
+    dynamic = w.batch_ndim if isinstance(w, Tensor) else len(w.dynamic_batch_shape)
+    return int(w.data.dim() - dynamic)
