@@ -19,12 +19,11 @@ its first image), and for each direction the planes containing it, found the sam
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 
-from neml2.tensors import R2, SR2, WR2, Vec
+from neml2.tensors import R2, SR2, WR2, skew, sym
 
 __all__ = ["CrystalGeometry", "SlipSystemError", "cubic_symmetry_operators"]
 
@@ -186,35 +185,17 @@ class CrystalGeometry:
         """Number of slip systems."""
         return int(self.directions.shape[0])
 
-    def slip_direction_vectors(self) -> Vec:
-        """Unit slip directions ``d̂_i`` (sub-batch ``(nslip,)``)."""
-        return Vec(self.directions, sub_batch_ndim=1)
-
-    def slip_plane_normals(self) -> Vec:
-        """Unit plane normals ``n̂_i`` (sub-batch ``(nslip,)``)."""
-        return Vec(self.normals, sub_batch_ndim=1)
-
     def A(self) -> R2:
         """``d̂_i ⊗ n̂_i`` (sub-batch ``(nslip,)``)."""
         return R2(torch.einsum("si,sj->sij", self.directions, self.normals), sub_batch_ndim=1)
 
     def M(self) -> SR2:
         """Schmid tensors ``sym(d̂_i ⊗ n̂_i)`` (sub-batch ``(nslip,)``)."""
-        from neml2.tensors import sym
-
         return sym(self.A())
 
     def W(self) -> WR2:
         """Skew parts ``skew(d̂_i ⊗ n̂_i)`` (sub-batch ``(nslip,)``)."""
-        from neml2.tensors import skew
-
         return skew(self.A())
-
-    def slip_systems(self) -> list[tuple[Sequence[float], Sequence[float]]]:
-        """``(d̂_i, n̂_i)`` as Python lists, for printing and tests."""
-        return [
-            (d.tolist(), n.tolist()) for d, n in zip(self.directions, self.normals, strict=True)
-        ]
 
 
 def _fmt(v: torch.Tensor) -> str:

@@ -25,7 +25,7 @@ import single_slip_crystal  # noqa: F401  (registers [Data] SingleSlipTestCrysta
 import torch
 
 from neml2.factory import load_string
-from neml2.tensors import R2, SR2, WR2, Scalar
+from neml2.tensors import R2, SR2, WR2, Scalar, sym
 
 E, NU = 1e5, 0.3
 MU = E / (2 * (1 + NU))
@@ -138,10 +138,7 @@ def exact_tau(t_end: float) -> float:
 
 def schmid() -> torch.Tensor:
     """Mandel vector of M = sym(d ⊗ n)."""
-    from neml2.tensors import R2 as _R2
-    from neml2.tensors import sym
-
-    return sym(_R2(torch.outer(D_HAT, N_HAT))).data
+    return sym(R2(torch.outer(D_HAT, N_HAT))).data
 
 
 @pytest.fixture(scope="module")
