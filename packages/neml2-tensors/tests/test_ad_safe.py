@@ -97,6 +97,11 @@ class _Grad(torch.nn.Module):
         return g
 
 
+@pytest.mark.skipif(
+    torch.torch_version.TorchVersion(torch.__version__) < (2, 12),
+    reason="strict export traces torch.autograd.grad (dynamo's trace_autograd_ops) from torch "
+    "2.12 on; torch 2.11 stops at requires_grad_",
+)
 def test_export_of_reverse_mode_gradient_graph() -> None:
     def ref(x: T) -> T:
         s, e, t = torch.sqrt(x), torch.exp(-x), torch.tanh(x)

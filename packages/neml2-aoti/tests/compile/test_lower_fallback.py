@@ -73,3 +73,20 @@ def test_other_lowering_errors_are_not_retried(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(ValueError, match="unsupported operator"):
         _lower._lower(object(), "out.pt2", dict(INDUCTOR_CONFIGS))
     assert rec.levels == ["O1"]
+
+
+def test_options_the_installed_inductor_lacks_are_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An option of a newer torch (as ``realize_cpu_opcount_threshold`` is to torch 2.11) never
+    reaches Inductor, which would reject it; the options it knows pass unchanged."""
+    configs = {**_lower.derivative_configs(), "no_such_inductor_option": 3}
+    assert _lower.known_inductor_configs(configs) == _lower.derivative_configs()
+    seen: list[dict[str, Any]] = []
+
+    def compile_and_package(program: Any, package_path: str, inductor_configs: Any) -> str:
+        seen.append(inductor_configs)
+        return package_path
+
+    monkeypatch.setattr(_lower.torch._inductor, "aoti_compile_and_package", compile_and_package)
+    monkeypatch.setattr(_lower, "clear_exec_stack", lambda path: None)
+    assert _lower._compile_package(object(), "out.pt2", configs) == "out.pt2"
+    assert seen == [_lower.derivative_configs()]

@@ -106,8 +106,8 @@ class Coupled:
         x, y = u.tensors
         B = x.shape[:-2]
         dxx = (3 * x * x + 1).unsqueeze(-1)  # (B, S, 1, 1)
-        dxy = 0.5 * torch.ones((*B, S, 1, 2), dtype=x.dtype)
-        dyx = 0.2 * torch.ones((*B, S, 2, 1), dtype=x.dtype)
+        dxy = 0.5 * x.new_ones((*B, S, 1, 2))
+        dyx = 0.2 * x.new_ones((*B, S, 2, 1))
         dyy = torch.diag_embed(3 * y * y + 1)
         return AssembledMatrix(TWO_GROUP, TWO_GROUP, [[dxx, dxy], [dyx, dyy]])
 

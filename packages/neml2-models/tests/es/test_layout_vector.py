@@ -76,7 +76,11 @@ def test_pack_broadcasts_batches_and_checks_shapes(
 ) -> None:
     L = AxisLayout.build([[("x", (2,)), ("t", ())]])
     x = AssembledVector.pack(
-        L, {"x": torch.ones(3, 2, device=device, dtype=dtype), "t": torch.tensor(5.0).to(dtype)}
+        L,
+        {
+            "x": torch.ones(3, 2, device=device, dtype=dtype),
+            "t": torch.tensor(5.0, dtype=dtype, device=device),
+        },
     )
     assert x.tensors[0].shape == (3, 3)
     assert torch.equal(x.tensors[0][:, 2], torch.full((3,), 5.0, dtype=dtype, device=device))

@@ -132,8 +132,21 @@ def test_v3_top_level_names() -> None:
     for name in ("CSVScalar", "CSVVec", "CSVSR2", "CSVWR2"):
         assert getattr(neml2, name) is csv[name], name
     assert neml2.SR2.fill(1.0, 2.0, 3.0).data.tolist() == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0]
-    for sub in ("settings", "pyzag", "types", "factory", "schema", "drivers", "es", "solvers"):
+    subs = ["settings", "types", "factory", "schema", "drivers", "es", "solvers"]
+    if importlib.util.find_spec("pyzag") is not None:  # an optional dependency (see below)
+        subs.append("pyzag")
+    for sub in subs:
         assert getattr(neml2, sub).__name__ == f"neml2.{sub}"
+
+
+def test_pyzag_adapter_without_pyzag_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the optional pyzag, ``neml2.pyzag`` says which extra installs it."""
+    for name in [m for m in sys.modules if m == "neml2.pyzag" or m.startswith("neml2.pyzag.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.delattr(neml2, "pyzag", raising=False)
+    monkeypatch.setitem(sys.modules, "pyzag", None)  # import pyzag -> ModuleNotFoundError
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'neml2-models\[pyzag\]'"):
+        importlib.import_module("neml2.pyzag")
 
 
 def test_hash_file_names_the_built_commit() -> None:

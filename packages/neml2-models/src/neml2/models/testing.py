@@ -360,6 +360,7 @@ def check_second_order(case: ModelCase, model: Any, inputs: Mapping[str, Any]) -
                             na,
                             nbb,
                             dtype=leaves[bi].dtype,
+                            device=leaves[bi].device,
                         )
                         if gaf is not None and gaf.requires_grad:
                             for k in range(na):

@@ -36,6 +36,7 @@ __all__ = [
     "copied_inputs",
     "derivative_configs",
     "export_graph",
+    "known_inductor_configs",
     "lower_all",
     "rows_independent",
     "scalarized_configs",
@@ -262,11 +263,24 @@ def _is_cpp_compile_error(e: BaseException) -> bool:
     return False
 
 
+def known_inductor_configs(configs: dict[str, Any]) -> dict[str, Any]:
+    """The options of ``configs`` that the installed Inductor knows.
+
+    Every option set here is a tuning knob (the measurements above), so one that an older torch
+    lacks (``realize_cpu_opcount_threshold`` is not in torch 2.11) is left out: the graphs stay
+    the same functions and only lose that speedup. Inductor itself rejects unknown options.
+    """
+    from torch._inductor import config
+
+    known = config.get_config_copy()
+    return {key: value for key, value in configs.items() if key in known}
+
+
 def _compile_package(program: Any, path: str, configs: dict[str, Any]) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = torch._inductor.aoti_compile_and_package(
-            program, package_path=path, inductor_configs=configs
+            program, package_path=path, inductor_configs=known_inductor_configs(configs)
         )
     clear_exec_stack(out)
     return str(out)
