@@ -6,6 +6,7 @@ import inspect
 from typing import Any
 
 import pytest
+import torch
 from torch._inductor.exc import CppCompileError, InductorError
 
 from neml2.aoti.compile import _lower
@@ -86,7 +87,7 @@ def test_options_the_installed_inductor_lacks_are_left_out(monkeypatch: pytest.M
         seen.append(inductor_configs)
         return package_path
 
-    monkeypatch.setattr(_lower.torch._inductor, "aoti_compile_and_package", compile_and_package)
+    monkeypatch.setattr(torch._inductor, "aoti_compile_and_package", compile_and_package)
     monkeypatch.setattr(_lower, "clear_exec_stack", lambda path: None)
     assert _lower._compile_package(object(), "out.pt2", configs) == "out.pt2"
     assert seen == [_lower.derivative_configs()]

@@ -9,6 +9,11 @@ every registered type the suite's cases use (:func:`type_cover`), ``=all`` every
 compile request the pipeline refuses (:class:`~neml2.aoti.compile.CompileError`, which names
 the reason) is skipped with that reason: it is not compile-supported. Runs in float64 only: the
 point is the batch shapes, and the reference cases are float64.
+
+Sub-batched inputs are declared to the compiler as ``[Settings]/example_batch_shape`` would
+(``name='(2;sub)'``, the sub-batch shape of the case's points). The pipeline compiles no
+derivative of a sub-batched variable (it refuses ``-d`` pairs involving one, naming them), so a
+case whose every pair involves one is compiled for its values and checked on them alone.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from batch_shapes import (  # type: ignore[import-not-found]  # noqa: E402
     take,
     tolerance,
     trailing_ndim,
+    typed,
 )
 
 import neml2  # noqa: E402
@@ -53,9 +59,11 @@ SAMPLE = (
     "test_viscoelastic_elements::burgers",
     "test_implicit_update::nonlinear",
     "test_viscoplasticity::km-yield-stress",
+    "test_cp_leaves::power-law-slip-rule",
 )
-#: compiled sub-batched inputs need [Settings] declarations the cases do not carry
-ALL: list[ModelCase] = cases(skip=Path(__file__), sub_batch=False)
+ALL: list[ModelCase] = cases(skip=Path(__file__))
+#: the pipeline's refusal of Jacobian blocks of sub-batched variables (see the module doc)
+SUB_BATCH_DERIVATIVES = "derivatives of sub-batched variables are not compiled"
 
 
 def type_cover(pool: list[ModelCase]) -> list[ModelCase]:
@@ -95,17 +103,37 @@ def test_type_cover_covers_every_type() -> None:
     assert len(cover) < len(ALL)
 
 
-def _compiled(case: ModelCase, folder: Path) -> Model:
+def sub_batch_declarations(case: ModelCase, pts: dict[str, torch.Tensor]) -> list[str]:
+    """``name='(2;sub)'`` for each sub-batched input: its points are ``(7, *sub, *base)``."""
+    decl = []
+    for name, ns in case.sub_batch.items():
+        sub = ",".join(str(n) for n in pts[name].shape[1 : 1 + ns])
+        decl.append(f"{name}='(2;{sub})'")
+    return decl
+
+
+def _compiled(case: ModelCase, folder: Path, pts: dict[str, torch.Tensor]) -> tuple[Model, bool]:
+    """The compiled case and whether its Jacobian blocks were compiled too."""
     source = folder / "case.i"
     source.write_text(case.hit)
+    decl = sub_batch_declarations(case, pts) or None
+    derivatives = case.derivatives
     try:
-        compile_model(
-            source, model=case.model, output_dir=folder, stub=False,
-            derivatives=[":"] if case.derivatives else [],
-        )  # fmt: skip
+        try:
+            compile_model(
+                source, model=case.model, output_dir=folder, stub=False,
+                derivatives=[":"] if derivatives else [], example_batch_shape=decl,
+            )  # fmt: skip
+        except CompileError as e:
+            if not (derivatives and SUB_BATCH_DERIVATIVES in str(e)):
+                raise
+            derivatives = False
+            compile_model(
+                source, model=case.model, output_dir=folder, stub=False, example_batch_shape=decl
+            )
     except CompileError as e:
         pytest.skip(f"not compile-supported: {e}")
-    return Model(folder / case.model)
+    return Model(folder / case.model), derivatives
 
 
 @pytest.mark.parametrize("case", SELECTED, ids=case_id)
@@ -118,9 +146,9 @@ def test_compiled_case_at_every_batch_shape(
     if any(isinstance(m, BatchReduction) for m in eager.modules()):
         pytest.skip("reduces over batch axes: not pointwise")
     pts = points(eager, case)
-    typed = {n: eager.input_spec[n](v) for n, v in take(pts, "(7,)").items()}
-    ref, jref = eager.jacobian(typed) if case.derivatives else (eager.value(typed), {})
-    compiled = _compiled(case, tmp_path)
+    x7 = typed(eager, case, take(pts, "(7,)"))
+    ref, jref = eager.jacobian(x7) if case.derivatives else (eager.value(x7), {})
+    compiled, with_jacobian = _compiled(case, tmp_path, pts)
     tol = tolerance(case)
     for which in SHAPES:
         x = take(pts, which)
@@ -128,7 +156,7 @@ def test_compiled_case_at_every_batch_shape(
         assert set(out) == set(ref), which
         for name, y in out.items():
             check(y, ref[name].data, trailing_ndim(ref[name]), which, f"{which} '{name}'", tol)
-        if not any(jref.values()):  # no inputs: no Jacobian blocks
+        if not with_jacobian or not any(jref.values()):  # values only, or no inputs
             continue
         _, J = compiled.jacobian(x)
         for o, row in jref.items():

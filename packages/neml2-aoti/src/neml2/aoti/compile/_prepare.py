@@ -10,6 +10,7 @@ structural inputs; IN is matched against structural inputs first, then promoted 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,6 +187,35 @@ def resolve_pairs(
     )
 
 
+def _carried_sub_batch(
+    m: Any, ins: list[VarInfo], outs: list[VarInfo], device: str, dtype: torch.dtype
+) -> list[VarInfo]:
+    """``outs`` with the sub-batch shape each undeclared output carries over from sub-batched
+    inputs (a slip rule applied to per-slip-system stresses gives per-system rates, say).
+
+    No declaration gives these outputs a shape, and a forward model states none (it computes
+    them by broadcasting), so they are read off one evaluation at example inputs: batch 1,
+    entries in [0.5, 1.5) (away from the zeros where a rule can divide by zero). An output with a
+    declared or model-given sub-batch keeps it.
+    """
+    if not any(v.sub_batch_shape for v in ins) or all(v.sub_batch_shape for v in outs):
+        return outs
+    gen = torch.Generator().manual_seed(0)
+    state = {}
+    for v in ins:
+        x = torch.rand((1, *v.sub_batch_shape, *v.base_shape), generator=gen, dtype=torch.float64)
+        raw = (x + 0.5).to(device=device, dtype=dtype)
+        state[v.name] = m.input_spec[v.name](raw, sub_batch_ndim=len(v.sub_batch_shape))
+    with torch.no_grad():
+        got = m.value(state)
+    return [
+        v
+        if v.sub_batch_shape
+        else dataclasses.replace(v, sub_batch_shape=got[v.name].sub_batch_shape)
+        for v in outs
+    ]
+
+
 def prepare(
     input_file: str | Path,
     *,
@@ -228,6 +258,8 @@ def prepare(
         params.append(_param_info(m, p, internal, origin))
     try:
         ins, outs = boundary_variables(m, settings, sub_batch=sub_batch)
+        if not implicit:
+            outs = _carried_sub_batch(m, ins, outs, device, dtype)
     except ValueError as e:
         raise CompileError(f"{input_file}: {e}") from None
     structural = [v.name for v in ins]
