@@ -104,3 +104,37 @@ def test_implicit_unknown_parameter_lists_eager_names(
     err = _run(capsys, implicit, "--model", "model", "-p", "implicit_rate.x2.nope", "--plan",
                "--output-dir", str(tmp_path))  # fmt: skip
     assert "implicit_rate.rate.scaling" in err
+
+
+def test_output_sub_batch_that_cannot_be_evaluated_names_the_way_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forward model whose undeclared outputs' sub-batch cannot be read off an evaluation at
+    example inputs is refused with the outputs and the declaration to write, not a traceback."""
+    from neml2.aoti.compile import CompileError
+    from neml2.aoti.compile._pipeline import compile_model
+    from neml2.models.model import Model
+
+    src = tmp_path / "slip.i"
+    src.write_text(
+        "[Models]\n  [model]\n    type = ScalarLinearCombination\n"
+        "    from = 'a b'\n    to = 'c'\n  []\n[]\n"
+    )
+
+    def fail(self: Model, state: object) -> object:
+        raise RuntimeError("no example value here")
+
+    monkeypatch.setattr(Model, "value", fail)
+    with pytest.raises(
+        CompileError,
+        match=r"output\(s\) \['c'\] .*RuntimeError: no example value.*"
+        r"example_batch_shape",
+    ):
+        compile_model(
+            src,
+            model="model",
+            output_dir=tmp_path,
+            stub=False,
+            example_batch_shape=["a='(2;3)'"],
+            plan_only=True,
+        )

@@ -196,7 +196,8 @@ def _carried_sub_batch(
     No declaration gives these outputs a shape, and a forward model states none (it computes
     them by broadcasting), so they are read off one evaluation at example inputs: batch 1,
     entries in [0.5, 1.5) (away from the zeros where a rule can divide by zero). An output with a
-    declared or model-given sub-batch keeps it.
+    declared or model-given sub-batch keeps it. ValueError (naming the outputs and the way out)
+    when that evaluation fails.
     """
     if not any(v.sub_batch_shape for v in ins) or all(v.sub_batch_shape for v in outs):
         return outs
@@ -206,8 +207,16 @@ def _carried_sub_batch(
         x = torch.rand((1, *v.sub_batch_shape, *v.base_shape), generator=gen, dtype=torch.float64)
         raw = (x + 0.5).to(device=device, dtype=dtype)
         state[v.name] = m.input_spec[v.name](raw, sub_batch_ndim=len(v.sub_batch_shape))
-    with torch.no_grad():
-        got = m.value(state)
+    try:
+        with torch.no_grad():
+            got = m.value(state)
+    except Exception as e:
+        undeclared = [v.name for v in outs if not v.sub_batch_shape]
+        raise ValueError(
+            f"the sub-batch shape of output(s) {undeclared} could not be read off an evaluation "
+            f"at example inputs ({type(e).__name__}: {e}); declare it in [Settings] as "
+            f"example_batch_shape entries 'name=(dyn;sub)'"
+        ) from e
     return [
         v
         if v.sub_batch_shape
