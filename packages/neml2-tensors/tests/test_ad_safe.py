@@ -98,7 +98,7 @@ class _Grad(torch.nn.Module):
 
 
 @pytest.mark.skipif(
-    torch.torch_version.TorchVersion(torch.__version__) < (2, 12),
+    torch.torch_version.TorchVersion(torch.__version__) < "2.12",
     reason="strict export traces torch.autograd.grad (dynamo's trace_autograd_ops) from torch "
     "2.12 on; torch 2.11 stops at requires_grad_",
 )
