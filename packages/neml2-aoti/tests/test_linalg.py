@@ -233,6 +233,59 @@ def test_parts_solve_matches_the_assembled_matrix(
     torch.testing.assert_close(got.double(), ref, rtol=_tol(dtype), atol=_tol(dtype))
 
 
+@pytest.mark.parametrize("k", [None, 5, 19])
+def test_overwrite_b_solves_in_place(k: int | None, dtype: torch.dtype, simd: str) -> None:
+    """``overwrite_b`` with a contiguous b that shares no memory with A: x is b's own memory,
+    holding exactly what a new x would (the same kernel on the same entries); A is untouched."""
+    A = _systems(21, 19, dtype, seed=7)
+    A_before = A.clone()
+    b = torch.randn((21, 19) if k is None else (21, 19, k), dtype=torch.float64).to(dtype)
+    want = batched_dense_solve(A, b, simd=simd)
+    assert not torch.equal(want, b)
+    x = batched_dense_solve(A, b, simd=simd, overwrite_b=True)
+    assert x.data_ptr() == b.data_ptr() and torch.equal(x, want)
+    assert torch.equal(A, A_before)
+    parts = _split(A, [6, 1, 6, 6], [6, 1, 6, 6])
+    b2 = torch.randn_like(b)
+    want2 = batched_parts_solve(parts, 19, b2, simd=simd)
+    x2 = batched_parts_solve(parts, 19, b2, simd=simd, overwrite_b=True)
+    assert x2.data_ptr() == b2.data_ptr() and torch.equal(x2, want2)
+
+
+def test_overwrite_b_leaves_b_where_it_cannot() -> None:
+    """b is left as it was, and x is new, when b is not contiguous, when b shares memory with
+    the matrix (b a view into A's storage), and on the autograd fallback."""
+    A = _systems(9, 6, torch.float64, seed=3)
+    b_t = torch.randn(9, 4, 6, dtype=torch.float64).transpose(1, 2)  # (9, 6, 4), not contiguous
+    before = b_t.clone()
+    x = batched_dense_solve(A, b_t, overwrite_b=True)
+    assert torch.equal(b_t, before) and x.data_ptr() != b_t.data_ptr()
+    torch.testing.assert_close(x, torch.linalg.solve(A, before), rtol=1e-12, atol=1e-12)
+
+    # one storage: b contiguous after A (disjoint: solved in place), or over A's first entries
+    store = torch.cat([A.reshape(-1), torch.randn(54, dtype=torch.float64)])
+    A_view, b_view = store[:324].view(9, 6, 6), store[324:].view(9, 6)
+    want = torch.linalg.solve(A, b_view.clone())
+    x = batched_dense_solve(A_view, b_view, overwrite_b=True)
+    assert x.data_ptr() == b_view.data_ptr() and torch.equal(A_view, A)
+    torch.testing.assert_close(x, want, rtol=1e-12, atol=1e-12)
+    overlapping = store[:54].view(9, 6)
+    want = torch.linalg.solve(A, overlapping.clone())
+    halves = [(0, 0, A_view[:, :, :3]), (0, 3, A_view[:, :, 3:])]
+    for x in (
+        batched_dense_solve(A_view, overlapping, overwrite_b=True),
+        batched_parts_solve(halves, 6, overlapping, overwrite_b=True),
+    ):
+        assert x.data_ptr() != overlapping.data_ptr() and torch.equal(A_view, A)
+        torch.testing.assert_close(x, want, rtol=1e-12, atol=1e-12)
+
+    leaf = A.clone().requires_grad_(True)
+    b = torch.randn(9, 6, dtype=torch.float64)
+    before = b.clone()
+    x = batched_dense_solve(leaf, b, overwrite_b=True)
+    assert x.requires_grad and torch.equal(b, before)
+
+
 def test_parts_solve_fallback_assembles() -> None:
     """Autograd inputs take at::linalg_solve on the assembled matrix (differentiable)."""
     A = _systems(3, 4, torch.float64, seed=2)

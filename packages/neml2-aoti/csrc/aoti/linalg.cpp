@@ -772,16 +772,58 @@ check_parts(const std::vector<MatrixPart> & parts, int64_t n, const at::Tensor &
   }
 }
 
-/// x = A^-1 b through the entry table of `parts` (checked; CPU float32/float64, n small).
+/// The bytes [first, last) that t's elements span (t non-empty; torch strides are >= 0).
+std::pair<const char *, const char *>
+byte_span(const at::Tensor & t)
+{
+  int64_t last = 0;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    last += (t.size(d) - 1) * t.stride(d);
+  const auto * first = static_cast<const char *>(t.const_data_ptr());
+  return {first, first + (last + 1) * static_cast<int64_t>(t.element_size())};
+}
+
+/// Whether a and b may share memory: the same storage and overlapping byte spans.
+bool
+may_share_memory(const at::Tensor & a, const at::Tensor & b)
+{
+  if (a.numel() == 0 || b.numel() == 0 || !a.storage().is_alias_of(b.storage()))
+    return false;
+  const auto [a0, a1] = byte_span(a);
+  const auto [b0, b1] = byte_span(b);
+  return a0 < b1 && b0 < a1;
+}
+
+/// Whether x = A^-1 b may be solved in b's own memory: asked for, b contiguous (the layout the
+/// kernel writes) and sharing no memory with any part (each element's entries are read while
+/// earlier elements' solutions are already written).
+bool
+solvable_in_place(const std::vector<MatrixPart> & parts, const at::Tensor & b, bool overwrite_b)
+{
+  if (!overwrite_b || !b.is_contiguous())
+    return false;
+  for (const auto & p : parts)
+    if (may_share_memory(b, p.t))
+      return false;
+  return true;
+}
+
+/// x = A^-1 b through the entry table of `parts` (checked; CPU float32/float64, n small); in b's
+/// memory when solvable_in_place, else in a new contiguous tensor.
 at::Tensor
 solve_parts_native(const std::vector<MatrixPart> & parts,
                    int64_t n,
                    const at::Tensor & b,
-                   SimdPath path)
+                   SimdPath path,
+                   bool overwrite_b)
 {
   const int64_t k = b.dim() == 2 ? 1 : b.size(2);
-  auto x = at::empty(b.sizes(), b.options().memory_format(at::MemoryFormat::Contiguous));
-  x.copy_(b);
+  at::Tensor x = b;
+  if (!solvable_in_place(parts, b, overwrite_b))
+  {
+    x = at::empty(b.sizes(), b.options().memory_format(at::MemoryFormat::Contiguous));
+    x.copy_(b);
+  }
   if (x.numel() == 0)
     return x;
   if (b.scalar_type() == at::kDouble)
@@ -811,13 +853,16 @@ native_ok(const at::Tensor & t, int64_t n)
 } // namespace
 
 at::Tensor
-batched_dense_solve(const at::Tensor & A, const at::Tensor & b, std::optional<SimdPath> path)
+batched_dense_solve(const at::Tensor & A,
+                    const at::Tensor & b,
+                    std::optional<SimdPath> path,
+                    bool overwrite_b)
 {
   const auto chosen = kernel_simd_path(path, "batched_dense_solve");
   check_inputs(A, b);
   const int64_t n = A.size(1);
   if (native_ok(A, n) && !b.requires_grad())
-    return solve_parts_native({MatrixPart{0, 0, A}}, n, b, chosen);
+    return solve_parts_native({MatrixPart{0, 0, A}}, n, b, chosen, overwrite_b);
   const bool vector_rhs = b.dim() == 2;
   auto rhs = vector_rhs ? b.unsqueeze(-1) : b;
   auto x = std::get<0>(at::linalg_solve_ex(A, rhs, /*left=*/true, /*check_errors=*/false));
@@ -828,7 +873,8 @@ at::Tensor
 batched_parts_solve(const std::vector<MatrixPart> & parts,
                     int64_t n,
                     const at::Tensor & b,
-                    std::optional<SimdPath> path)
+                    std::optional<SimdPath> path,
+                    bool overwrite_b)
 {
   const auto chosen = kernel_simd_path(path, "batched_parts_solve");
   check_parts(parts, n, b);
@@ -836,7 +882,7 @@ batched_parts_solve(const std::vector<MatrixPart> & parts,
   for (const auto & p : parts)
     native = native && !p.t.requires_grad();
   if (native)
-    return solve_parts_native(parts, n, b, chosen);
-  return batched_dense_solve(assemble_parts(parts, n, b), b, path);
+    return solve_parts_native(parts, n, b, chosen, overwrite_b);
+  return batched_dense_solve(assemble_parts(parts, n, b), b, path, overwrite_b);
 }
 } // namespace neml2::aoti

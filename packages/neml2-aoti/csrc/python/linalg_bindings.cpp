@@ -29,6 +29,11 @@ path_arg(const std::optional<std::string> & simd)
 constexpr const char * simd_doc =
     " simd: 'scalar', 'avx2' or 'avx512' forces that kernel path for this call (a path the CPU "
     "lacks is a FatalError); None takes the process's (NEML2_SIMD).";
+
+constexpr const char * overwrite_doc =
+    " overwrite_b: b is not needed afterwards, so the native kernel may solve in b's memory and "
+    "return x aliasing b (when b is contiguous and shares no memory with the matrix; otherwise b "
+    "is left as it was).";
 } // namespace
 
 void
@@ -52,26 +57,32 @@ bind_linalg(py::module_ & m)
       "The SIMD paths this CPU and build support, scalar first, the widest last.");
   m.def(
       "batched_dense_solve",
-      [](const at::Tensor & A, const at::Tensor & b, const std::optional<std::string> & simd)
+      [](const at::Tensor & A,
+         const at::Tensor & b,
+         const std::optional<std::string> & simd,
+         bool overwrite_b)
       {
         const auto path = guard("batched_dense_solve", [&] { return path_arg(simd); });
         py::gil_scoped_release release;
-        return guard("batched_dense_solve", [&] { return batched_dense_solve(A, b, path); });
+        return guard("batched_dense_solve",
+                     [&] { return batched_dense_solve(A, b, path, overwrite_b); });
       },
       py::arg("A"),
       py::arg("b"),
       py::kw_only(),
       py::arg("simd") = py::none(),
+      py::arg("overwrite_b") = false,
       (std::string("Solve A x = b per batch element: A (B, n, n), b (B, n) or (B, n, k); a "
                    "singular element gives non-finite x for that element.") +
-       simd_doc)
+       simd_doc + overwrite_doc)
           .c_str());
   m.def(
       "batched_parts_solve",
       [](const std::vector<std::tuple<int64_t, int64_t, at::Tensor>> & parts,
          int64_t n,
          const at::Tensor & b,
-         const std::optional<std::string> & simd)
+         const std::optional<std::string> & simd,
+         bool overwrite_b)
       {
         std::vector<MatrixPart> ps;
         ps.reserve(parts.size());
@@ -79,16 +90,18 @@ bind_linalg(py::module_ & m)
           ps.push_back({row, col, t});
         const auto path = guard("batched_parts_solve", [&] { return path_arg(simd); });
         py::gil_scoped_release release;
-        return guard("batched_parts_solve", [&] { return batched_parts_solve(ps, n, b, path); });
+        return guard("batched_parts_solve",
+                     [&] { return batched_parts_solve(ps, n, b, path, overwrite_b); });
       },
       py::arg("parts"),
       py::arg("n"),
       py::arg("b"),
       py::kw_only(),
       py::arg("simd") = py::none(),
+      py::arg("overwrite_b") = false,
       (std::string("batched_dense_solve of the (B, n, n) matrices that are zero outside parts = "
                    "[(row, col, P (B, rows, cols)), ...] (disjoint), without assembling them.") +
-       simd_doc)
+       simd_doc + overwrite_doc)
           .c_str());
   m.def(
       "sum_of_products",

@@ -176,8 +176,12 @@ def test_assemble_matches_autograd(unknowns_from: int, givens_from: int) -> None
     # as its nonzero tangent blocks, what DenseLU solves in place
     assert A.parts is None
     with torch.no_grad():
-        A, _, _ = sys_.assemble(u, need_A=True, need_b=False)
+        A, B, _ = sys_.assemble(u, need_A=True, need_B=True, need_b=False)
     assert A is not None and A.parts is not None
+    # plain eager B: one contiguous (*B, m, n) block, the layout a right-hand side is solved in
+    # (in place, with solve_matrix's overwrite_b)
+    assert B is not None and B.blocks[0][0].is_contiguous()
+    torch.testing.assert_close(B.to_dense(), jb, rtol=1e-12, atol=1e-12)
     placed = torch.zeros_like(ja)
     for p in A.parts:
         rows, cols = p.value.shape[-2:]

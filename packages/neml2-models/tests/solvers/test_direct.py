@@ -72,6 +72,27 @@ def test_dense_lu_matrix_rhs(device: torch.device, dtype: torch.dtype) -> None:
     torch.testing.assert_close(X.to_dense(), ref, **_tol(dtype))
 
 
+@pytest.mark.parametrize("overwrite_b", [False, True])
+def test_dense_lu_matrix_rhs_overwrite(
+    overwrite_b: bool, device: torch.device, dtype: torch.dtype
+) -> None:
+    """``overwrite_b``: with the native kernel (plain CPU tensors) X is solved in B's memory;
+    without it, or on another path, B keeps its values. X is A⁻¹B either way."""
+    g = torch.Generator().manual_seed(6)
+    L = AxisLayout.build([[("x", (5,))]])
+    C = AxisLayout.build([[("p", (4,))]])
+    A = AssembledMatrix(L, L, [[_well_conditioned(g, dtype, device, 9, 5, 5)]])
+    rhs = _rand(g, dtype, device, 9, 5, 4)
+    before = rhs.clone()
+    X = DenseLU().solve_matrix(A, AssembledMatrix(L, C, [[rhs]]), overwrite_b=overwrite_b)
+    ref = torch.linalg.solve(A.blocks[0][0], before)
+    torch.testing.assert_close(X.blocks[0][0], ref, **_tol(dtype))
+    in_place = overwrite_b and _native.native_usable(A.blocks[0][0], rhs)
+    assert (X.blocks[0][0].data_ptr() == rhs.data_ptr()) == in_place
+    if not in_place:
+        assert torch.equal(rhs, before)
+
+
 def test_dense_lu_errors() -> None:
     L2 = AxisLayout.build([[("a", (2,))], [("b", (2,))]])
     A = AssembledMatrix(L2, L2, [[torch.eye(2)] * 2] * 2)

@@ -57,13 +57,15 @@ def supported_simd_paths() -> list[str]:
     """The SIMD paths this CPU and build support, ``"scalar"`` first and the widest last."""
 
 def batched_dense_solve(
-    A: torch.Tensor, b: torch.Tensor, *, simd: str | None = None
+    A: torch.Tensor, b: torch.Tensor, *, simd: str | None = None, overwrite_b: bool = False
 ) -> torch.Tensor:
     """Solve ``A x = b`` per batch element: ``A (B, n, n)``, ``b (B, n)`` or ``(B, n, k)``.
 
     A singular element gives a non-finite ``x`` for that element only (no error). ``simd``
     forces a kernel path for this call (``"scalar"``, ``"avx2"``, ``"avx512"``); None takes
-    :func:`simd_path`. Every path rounds identically.
+    :func:`simd_path`. Every path rounds identically. ``overwrite_b``: ``b`` is not needed
+    afterwards, so the native kernel may solve in its memory and return ``x`` aliasing it (when
+    ``b`` is contiguous and shares no memory with ``A``; otherwise ``b`` is left as it was).
     """
 
 def batched_parts_solve(
@@ -72,12 +74,14 @@ def batched_parts_solve(
     b: torch.Tensor,
     *,
     simd: str | None = None,
+    overwrite_b: bool = False,
 ) -> torch.Tensor:
     """:func:`batched_dense_solve` of the ``(B, n, n)`` matrices that are zero outside ``parts``.
 
     Each part ``(row, col, P)`` puts ``P (B, rows, cols)`` (any strides; batch 1 broadcasts) at
     ``A[:, row:row + rows, col:col + cols]``; parts are disjoint. The matrices are never assembled
-    on the native path (CPU float32/float64, ``n <= 32``).
+    on the native path (CPU float32/float64, ``n <= 32``). ``overwrite_b`` as for
+    :func:`batched_dense_solve` (no part may share memory with ``b`` for ``x`` to alias it).
     """
 
 def sum_of_products(

@@ -393,17 +393,19 @@ class ModelNonlinearSystem:
         cols: AxisLayout,
         segments: Sequence[Sequence[tuple[str, int]]],
         batch: torch.Size,
+        batch_outer: bool = False,
     ) -> list[list[torch.Tensor]]:
         """Row group × column group blocks ``(*B, *sub, m, n)`` from the pushed tangents.
 
         ``segments[j]`` lists the seed leaves of column group ``j`` with their column counts.
+        ``batch_outer``: plain eager blocks are contiguous (see :meth:`_plain_dense`).
         """
         rows = []
         for rg in self.residual_layout.groups:
             row = []
             for cg, segs in zip(cols.groups, segments, strict=True):
                 if _plain(rg) and _plain(cg):
-                    row.append(self._plain_block(outs, v_out, rg, cg, segs, batch))
+                    row.append(self._plain_block(outs, v_out, rg, cg, segs, batch, batch_outer))
                     continue
                 sub = block_sub(rg, cg)
                 parts = []
@@ -474,6 +476,7 @@ class ModelNonlinearSystem:
         segs: Sequence[tuple[str, int]],
         batch: torch.Size,
         eager: bool,
+        batch_outer: bool = False,
     ) -> torch.Tensor:
         """Block ``(*B, m, n)`` of two dense groups without sub-batch axes from its cells.
 
@@ -483,7 +486,24 @@ class ModelNonlinearSystem:
         ``eager`` calls without autograd write each slab with ``cat(out=)``; traced or
         differentiated ones concatenate the slabs (one ``cat``, nothing scattered into a buffer,
         which in a compiled graph costs a full copy of the buffer per write).
+
+        ``batch_outer`` (eager calls): the block is a contiguous ``(*B, m, n)`` tensor instead,
+        each cell copied to its place. A right-hand side is solved in that layout, so it can be
+        solved in place (:meth:`DirectSolver.solve_matrix`'s ``overwrite_b``) rather than copied
+        into a new buffer of the same size.
         """
+        if eager and batch_outer:
+            out = like.new_empty(*batch, rg.width, cg.width)
+            c0 = 0
+            for cells, (_, width) in zip(slabs, segs, strict=True):
+                for i, c in enumerate(cells):
+                    dst = out[..., rg.offsets[i] : rg.offsets[i + 1], c0 : c0 + width]
+                    if c is None:
+                        dst.zero_()
+                    else:
+                        dst.copy_(c.movedim(0, -1))
+                c0 += width
+            return out
         zero = like.new_zeros(())
         full = [
             [zero.expand(width, *batch, rg.offsets[i + 1] - rg.offsets[i]) if c is None else c
@@ -514,11 +534,13 @@ class ModelNonlinearSystem:
         cg: AxisGroup,
         segs: Sequence[tuple[str, int]],
         batch: torch.Size,
+        batch_outer: bool = False,
     ) -> torch.Tensor:
         """Block ``(*B, m, n)`` of two dense groups without sub-batch axes (:meth:`_plain_dense`)."""
         like = outs[rg.variables[0].name].data
         slabs = self._plain_cells(outs, v_out, rg, segs, batch)
-        return self._plain_dense(slabs, like, rg, cg, segs, batch, self._plain_eager(like, slabs))
+        eager = self._plain_eager(like, slabs)
+        return self._plain_dense(slabs, like, rg, cg, segs, batch, eager, batch_outer)
 
     def _single_plain_jacobian(
         self,
@@ -586,7 +608,7 @@ class ModelNonlinearSystem:
             self._last = (u, A)
         if glay is not None:
             segs = [self._segments(glay.groups[0], "__g", per_var_g)]
-            blocks = self._blocks(outs, v_out, glay, segs, batch)
+            blocks = self._blocks(outs, v_out, glay, segs, batch, batch_outer=True)
             B = AssembledMatrix(self.residual_layout, glay, blocks, check=False)
         return A, B, (b if need_b else None)
 

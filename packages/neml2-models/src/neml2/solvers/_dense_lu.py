@@ -90,20 +90,25 @@ class DenseLU(DirectSolver):
             x = _solve(M.blocks[0][0], rhs)
         return AssembledVector._new(M.col_layout, (x.squeeze(-1),))
 
-    def solve_matrix(self, A: AssembledMatrix, B: AssembledMatrix) -> AssembledMatrix:
-        """``X = A⁻¹ B`` column group by column group."""
+    def solve_matrix(
+        self, A: AssembledMatrix, B: AssembledMatrix, overwrite_b: bool = False
+    ) -> AssembledMatrix:
+        """``X = A⁻¹ B`` column group by column group (with ``overwrite_b``, the native kernel
+        solves in ``B``'s memory where it can)."""
         rg, _ = _single_group(A, "DenseLU")
         parts = A.parts
         if parts is not None:  # in place from the nonzero blocks: A is never assembled
             batch = broadcast_batch(*(p.value.shape[:-2] for p in parts))
             X = self._solve_matrix_native(
-                A, B, rg, batch, lambda rhs: parts_solve(parts, rg.width, rhs)
+                A, B, rg, batch, lambda rhs, ow: parts_solve(parts, rg.width, rhs, ow), overwrite_b
             )
             if X is not None:
                 return X
         a = A.blocks[0][0]
         if a.shape[-1] > 1 and native_usable(a, B.blocks[0][0]):
-            X = self._solve_matrix_native(A, B, rg, a.shape[:-2], lambda rhs: dense_solve(a, rhs))
+            X = self._solve_matrix_native(
+                A, B, rg, a.shape[:-2], lambda rhs, ow: dense_solve(a, rhs, ow), overwrite_b
+            )
             assert X is not None
             return X
         out = []
@@ -121,15 +126,19 @@ class DenseLU(DirectSolver):
         B: AssembledMatrix,
         rg: AxisGroup,
         a_batch: tuple[int, ...],
-        solve: Callable[[torch.Tensor], torch.Tensor | None],
+        solve: Callable[[torch.Tensor, bool], torch.Tensor | None],
+        overwrite_b: bool,
     ) -> AssembledMatrix | None:
         """All column groups as one right-hand side of one native factor-and-solve of the
-        matrices of batch ``a_batch`` (``solve`` returns None when its kernel does not apply)."""
+        matrices of batch ``a_batch`` (``solve(rhs, overwrite)`` returns None when its kernel does
+        not apply). Several groups are concatenated into a new tensor, which is always solved
+        in place; a single group's block only with ``overwrite_b``."""
         groups = B.col_layout.groups
         rhs = [_pad(blk, rg, cg, rhs=True) for cg, blk in zip(groups, B.blocks[0], strict=True)]
         batch = broadcast_batch(a_batch, *(r.shape[:-2] for r in rhs))
         full = [r.expand(batch + r.shape[-2:]) for r in rhs]
-        x = solve(full[0] if len(full) == 1 else torch.cat(full, dim=-1))
+        whole, ours = (full[0], overwrite_b) if len(full) == 1 else (torch.cat(full, -1), True)
+        x = solve(whole, ours)
         if x is None:
             return None
         out, start = [], 0

@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 NATIVE_MAX_N = 32
-_Solve = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+_Solve = Callable[..., torch.Tensor]  # (A, b, *, simd=None, overwrite_b=False) -> x
 
 
 def native_dense_solve() -> _Solve | None:
@@ -53,10 +53,13 @@ def native_parts_solve() -> Callable[..., torch.Tensor] | None:
     return native("batched_parts_solve")
 
 
-def parts_solve(parts: Sequence[MatrixPart], n: int, rhs: torch.Tensor) -> torch.Tensor | None:
+def parts_solve(
+    parts: Sequence[MatrixPart], n: int, rhs: torch.Tensor, overwrite_rhs: bool = False
+) -> torch.Tensor | None:
     """``A⁻¹ rhs`` for the ``(..., n, n)`` matrices that are zero outside ``parts`` (each
     ``(..., rows, cols)`` at flat offsets), ``rhs (..., n, k)`` with the same batch, by the native
-    kernel reading the parts in place; None when that kernel does not apply."""
+    kernel reading the parts in place; None when that kernel does not apply. ``overwrite_rhs``:
+    the result may be solved in ``rhs``'s memory (see ``batched_parts_solve``)."""
     fn = native_parts_solve()
     values = [p.value for p in parts]
     if fn is None or n < 2 or not _plain_small(n, rhs, *values):
@@ -65,12 +68,13 @@ def parts_solve(parts: Sequence[MatrixPart], n: int, rhs: torch.Tensor) -> torch
     if any(v.shape[:-2] != batch for v in values):
         return None
     flat = [(p.row, p.col, p.value.reshape(-1, *p.value.shape[-2:])) for p in parts]
-    x: torch.Tensor = fn(flat, n, rhs.reshape(-1, n, rhs.shape[-1]))
+    x: torch.Tensor = fn(flat, n, rhs.reshape(-1, n, rhs.shape[-1]), overwrite_b=overwrite_rhs)
     return x.reshape(rhs.shape)
 
 
-def dense_solve(a: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
-    """``a⁻¹ rhs`` for ``a (..., n, n)``, ``rhs (..., n, k)`` (batches broadcast)."""
+def dense_solve(a: torch.Tensor, rhs: torch.Tensor, overwrite_rhs: bool = False) -> torch.Tensor:
+    """``a⁻¹ rhs`` for ``a (..., n, n)``, ``rhs (..., n, k)`` (batches broadcast);
+    ``overwrite_rhs``: the native kernel may solve in ``rhs``'s memory."""
     fn = native_dense_solve()
     if fn is None or not native_usable(a, rhs):
         x: torch.Tensor = torch.linalg.solve_ex(a, rhs, check_errors=False)[0]
@@ -79,4 +83,4 @@ def dense_solve(a: torch.Tensor, rhs: torch.Tensor) -> torch.Tensor:
     batch = broadcast_batch(a.shape[:-2], rhs.shape[:-2])
     A = a.expand((*batch, n, n)).reshape(-1, n, n)
     b = rhs.expand((*batch, n, k)).reshape(-1, n, k)
-    return fn(A, b).reshape((*batch, n, k))
+    return fn(A, b, overwrite_b=overwrite_rhs).reshape((*batch, n, k))

@@ -104,5 +104,12 @@ class DirectSolver(LinearSolver):
     """A direct solver; also solves matrix right-hand sides (implicit-function sensitivities)."""
 
     @abstractmethod
-    def solve_matrix(self, A: AssembledMatrix, B: AssembledMatrix) -> AssembledMatrix:
-        """``X = A⁻¹ B``: rows on ``A``'s column layout, columns on ``B``'s column layout."""
+    def solve_matrix(
+        self, A: AssembledMatrix, B: AssembledMatrix, overwrite_b: bool = False
+    ) -> AssembledMatrix:
+        """``X = A⁻¹ B``: rows on ``A``'s column layout, columns on ``B``'s column layout.
+
+        ``X`` is the caller's (its tensors are new, or ``B``'s own memory). ``overwrite_b``: the
+        caller no longer needs ``B``, so a solver may solve in its memory (a buffer saved per
+        call; solvers that cannot simply ignore it).
+        """

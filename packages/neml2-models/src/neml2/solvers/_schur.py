@@ -88,8 +88,11 @@ class SchurComplement(DirectSolver):
         X = self.solve_matrix(M, rhs)
         return AssembledVector._new(M.col_layout, tuple(r[0].squeeze(-1) for r in X.blocks))
 
-    def solve_matrix(self, A: AssembledMatrix, B: AssembledMatrix) -> AssembledMatrix:
-        """``X = A⁻¹ B`` by block elimination."""
+    def solve_matrix(
+        self, A: AssembledMatrix, B: AssembledMatrix, overwrite_b: bool = False
+    ) -> AssembledMatrix:
+        """``X = A⁻¹ B`` by block elimination (``overwrite_b`` is not used: the eliminated
+        right-hand sides are new tensors either way)."""
         rows, cols = A.row_layout, A.col_layout
         if len(rows.groups) != 2 or len(cols.groups) != 2:
             raise ValueError(

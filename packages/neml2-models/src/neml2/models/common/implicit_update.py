@@ -35,7 +35,7 @@ from typing import Any
 import torch
 
 from neml2._registry import register_neml2_object
-from neml2.es import AssembledMatrix, AssembledVector
+from neml2.es import AssembledVector
 from neml2.es._layout import broadcast_batch
 from neml2.es.nonlinear_system import ModelNonlinearSystem
 from neml2.models.common._implicit_ift import ImplicitSolve, contract
@@ -297,14 +297,15 @@ class ImplicitUpdate(Model):
             )
             A = A if A is not None else A2
             assert A is not None and B is not None
-            X: AssembledMatrix = self.sensitivity_solver("input").solve_matrix(A, B)
+            X = self.sensitivity_solver("input").solve_matrix(A, B, overwrite_b=True)
+            neg_X = [_negated(row[0]) for row in X.blocks]  # du/dg
         gcols = system.given_layout(seeded).groups[0]
         nbatch = len(u.batch_shape)
         v_out: dict[str, Any] = {}
         for gi, grp in enumerate(system.unknown_layout.groups):
-            blk = X.blocks[gi][0]
+            blk = neg_X[gi]
             for i, var in enumerate(grp.variables):
-                rows = -blk[..., grp.offsets[i] : grp.offsets[i + 1], :]
+                rows = blk[..., grp.offsets[i] : grp.offsets[i + 1], :]
                 cls = system.types[var.name]
                 actions = {
                     gv.name: (
@@ -316,6 +317,12 @@ class ImplicitUpdate(Model):
                 }  # fmt: skip
                 v_out.update(self.apply_chain_rule(v, var.name, actions, output=uvals[var.name]))
         return v_out
+
+
+def _negated(t: torch.Tensor) -> torch.Tensor:
+    """``-t``, in place when ``t`` is contiguous (a solver's result is the caller's; this saves a
+    buffer of the sensitivities' size per call), else new."""
+    return t.neg_() if t.is_contiguous() else -t
 
 
 def _narrow_batch(x: TensorWrapper, target: tuple[int, ...]) -> TensorWrapper:

@@ -25,9 +25,15 @@ inline constexpr int64_t batched_dense_solve_max_n = 32;
 /// non-finite check catches it. The native LU runs on `path` (default: simd_path(), i.e.
 /// NEML2_SIMD); every path rounds identically. Throws FatalError on mismatched
 /// shapes/dtypes/devices and on a path this CPU lacks.
+///
+/// `overwrite_b`: the caller no longer needs b, so the native LU may solve in b's memory and
+/// return x aliasing b (it does when b is contiguous and shares no memory with A; otherwise, and
+/// on the at::linalg_solve_ex path, b is left as it was). Saves allocating and filling x: for
+/// the sensitivity solves of a large batch, a buffer of tens of MB per call.
 NEML2_AOTI_EXPORT at::Tensor batched_dense_solve(const at::Tensor & A,
                                                  const at::Tensor & b,
-                                                 std::optional<SimdPath> path = std::nullopt);
+                                                 std::optional<SimdPath> path = std::nullopt,
+                                                 bool overwrite_b = false);
 
 /// One block of a batch of (B, n, n) matrices: rows [row, row + t.size(1)) and columns
 /// [col, col + t.size(2)) are t (B, rows, cols) (any strides; batch 1 broadcasts).
@@ -41,9 +47,11 @@ struct MatrixPart
 /// b's batch). The native LU reads every element's entries from the parts in place, so a block
 /// Jacobian (the compiled `_jacobian` graphs return one per residual variable and unknown) is
 /// never assembled; the at::linalg_solve_ex fallback assembles the dense matrices first. Throws
-/// FatalError naming the part that does not fit (shape, position, dtype, device).
+/// FatalError naming the part that does not fit (shape, position, dtype, device). `overwrite_b`
+/// as for batched_dense_solve (no part may share memory with b for x to alias it).
 NEML2_AOTI_EXPORT at::Tensor batched_parts_solve(const std::vector<MatrixPart> & parts,
                                                  int64_t n,
                                                  const at::Tensor & b,
-                                                 std::optional<SimdPath> path = std::nullopt);
+                                                 std::optional<SimdPath> path = std::nullopt,
+                                                 bool overwrite_b = false);
 } // namespace neml2::aoti
