@@ -174,7 +174,9 @@ ModelImpl::implicit_ift(const ImplicitSegment & seg, CallState & s, std::vector<
   for (const auto & gv : seg.given_columns)
     if (dstate[gv.slot].defined())
       dg.narrow(1, gv.offset, gv.size).copy_(dstate[gv.slot].expand({B, gv.size, M}));
-  const auto du = -A.solve(at::bmm(Bg, dg));
+  // du/dg = -A^{-1} (dr/dg dg): the product is this call's own, so it is solved and negated in
+  // place (two fewer (B, N, M) buffers)
+  const auto du = A.solve(at::bmm(Bg, dg), /*overwrite_b=*/true).neg_();
   for (const auto & uv : seg.unknowns)
     dstate[uv.slot] = du.narrow(1, uv.offset, uv.size);
 }
@@ -206,7 +208,7 @@ ModelImpl::implicit_param_ift(const ImplicitSegment & seg,
   for (const auto & c : seg.param_columns)
     if (pcol[c.slot] >= 0)
       drdp.narrow(2, pcol[c.slot], c.size).copy_(Bp.narrow(2, c.offset, c.size));
-  const auto du = -A.solve(drdp);
+  const auto du = A.solve(drdp, /*overwrite_b=*/true).neg_(); // drdp is this call's own
   for (const auto & uv : seg.unknowns)
   {
     auto term = du.narrow(1, uv.offset, uv.size);

@@ -23,29 +23,32 @@ sci(double x)
 }
 
 at::Tensor
-dense_solve(const at::Tensor & A, const at::Tensor & b)
+dense_solve(const at::Tensor & A, const at::Tensor & b, bool overwrite_b)
 {
-  return batched_dense_solve(A, b);
+  return batched_dense_solve(A, b, std::nullopt, overwrite_b);
 }
 
 at::Tensor
-RowBlocks::solve(const at::Tensor & b) const
+RowBlocks::solve(const at::Tensor & b, bool overwrite_b) const
 {
   if (_blocks.size() == 1)
-    return dense_solve(_blocks.front(), b);
+    return dense_solve(_blocks.front(), b, overwrite_b);
   std::vector<at::Tensor> parts;
   parts.reserve(_blocks.size());
   int64_t r0 = 0;
+  bool in_b = true; // every block solved in its own rows of b
   for (const auto & A : _blocks)
   {
     const int64_t rows = A.size(0);
-    parts.push_back(dense_solve(A, b.narrow(0, r0, rows)));
+    const auto rhs = b.narrow(0, r0, rows);
+    parts.push_back(dense_solve(A, rhs, overwrite_b));
+    in_b = in_b && parts.back().is_same(rhs);
     r0 += rows;
   }
   if (r0 != b.size(0))
     throw FatalError("RowBlocks::solve: the blocks hold " + std::to_string(r0) +
                      " rows but the right-hand side has " + std::to_string(b.size(0)));
-  return at::cat(parts, 0);
+  return in_b ? b : at::cat(parts, 0);
 }
 
 namespace

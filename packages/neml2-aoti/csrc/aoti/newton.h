@@ -19,8 +19,9 @@
 
 namespace neml2::aoti
 {
-/// Small dense solve A x = b per batch element (the native batched LU of linalg.h when present).
-at::Tensor dense_solve(const at::Tensor & A, const at::Tensor & b);
+/// Small dense solve A x = b per batch element (the native batched LU of linalg.h when present);
+/// `overwrite_b` as for batched_dense_solve.
+at::Tensor dense_solve(const at::Tensor & A, const at::Tensor & b, bool overwrite_b = false);
 
 /// A batch of Jacobians A (B, N, N), held as the consecutive row blocks the graph calls produced
 /// (one block when the batch ran in one call). Solving block by block never concatenates A: with
@@ -36,7 +37,9 @@ public:
 
   bool defined() const { return !_blocks.empty(); }
   /// x = A^{-1} b for b (B, N) or (B, N, M): dense_solve per block on its rows of b.
-  at::Tensor solve(const at::Tensor & b) const;
+  /// `overwrite_b`: b is a temporary of the caller's, solved in its memory where the kernel can
+  /// (x may then alias b; see batched_dense_solve).
+  at::Tensor solve(const at::Tensor & b, bool overwrite_b = false) const;
 
 private:
   std::vector<at::Tensor> _blocks;
