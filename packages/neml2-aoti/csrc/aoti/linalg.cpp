@@ -442,13 +442,15 @@ move_rhs(T * __restrict xp, V * __restrict x, int64_t n, int64_t k, int64_t q0, 
 /// columns: x_i = x_i / a_ii is final, then x_r -= a_ri x_i for every row r above it. Row r thus
 /// subtracts its terms from j = n - 1 down to r + 1, as solve_one does; unlike a row-by-row dot
 /// product, the updates of one step are independent (no chain of dependent subtractions).
+/// `inv_diag` holds 1 / a_ii, computed once by the elimination (a_ii is final after its step).
 template <typename V>
 __attribute__((always_inline)) inline void
-back_substitute(const V * __restrict a, V * __restrict x, int64_t n, int64_t kc)
+back_substitute(
+    const V * __restrict a, const V * __restrict inv_diag, V * __restrict x, int64_t n, int64_t kc)
 {
   for (int64_t i = n - 1; i >= 0; --i)
   {
-    const V inv = 1 / a[i * n + i];
+    const V inv = inv_diag[i];
     for (int64_t q = 0; q < kc; ++q)
       x[i * kc + q] *= inv;
     for (int64_t r = 0; r < i; ++r)
@@ -491,6 +493,64 @@ pivot_rows(const V * __restrict a, int64_t n, int64_t c)
     pivot_step<V, IV, I>(a[(mid + t) * n + c], mid + t, best1, piv1);
   }
   return best1 > best0 ? piv1 : piv0;
+}
+
+/// Rows rows[0 .. na - 1] (below the pivot row c, multipliers m[0 .. na - 1]) of a (columns
+/// c + 1 .. n - 1, row-major n x n) and of x (kc columns) less their multiple of row c, four rows
+/// at a time: each pivot-row vector is loaded once per group and the loop overhead is shared.
+/// Every entry sees the scalar kernel's one operation v - m * p (no contraction).
+template <typename V>
+__attribute__((always_inline)) inline void
+eliminate_rows(V * __restrict a,
+               V * __restrict x,
+               int64_t n,
+               int64_t kc,
+               int64_t c,
+               const int64_t * __restrict rows,
+               const V * __restrict m,
+               int64_t na)
+{
+  const V * __restrict ac = a + c * n;
+  const V * __restrict xc = x + c * kc;
+  int64_t t = 0;
+  for (; t + 4 <= na; t += 4)
+  {
+    V * __restrict a0 = a + rows[t] * n;
+    V * __restrict a1 = a + rows[t + 1] * n;
+    V * __restrict a2 = a + rows[t + 2] * n;
+    V * __restrict a3 = a + rows[t + 3] * n;
+    const V m0 = m[t], m1 = m[t + 1], m2 = m[t + 2], m3 = m[t + 3];
+    for (int64_t j = c + 1; j < n; ++j)
+    {
+      const V p = ac[j];
+      a0[j] -= m0 * p;
+      a1[j] -= m1 * p;
+      a2[j] -= m2 * p;
+      a3[j] -= m3 * p;
+    }
+    V * __restrict x0 = x + rows[t] * kc;
+    V * __restrict x1 = x + rows[t + 1] * kc;
+    V * __restrict x2 = x + rows[t + 2] * kc;
+    V * __restrict x3 = x + rows[t + 3] * kc;
+    for (int64_t q = 0; q < kc; ++q)
+    {
+      const V p = xc[q];
+      x0[q] -= m0 * p;
+      x1[q] -= m1 * p;
+      x2[q] -= m2 * p;
+      x3[q] -= m3 * p;
+    }
+  }
+  for (; t < na; ++t)
+  {
+    V * __restrict ai = a + rows[t] * n;
+    V * __restrict xi = x + rows[t] * kc;
+    const V mi = m[t];
+    for (int64_t j = c + 1; j < n; ++j)
+      ai[j] -= mi * ac[j];
+    for (int64_t q = 0; q < kc; ++q)
+      xi[q] -= mi * xc[q];
+  }
 }
 
 /// Elements e0 .. e0 + W - 1 of the entry table `e` and xp (n*k each, row-major).
@@ -558,6 +618,9 @@ lanes_body(const Entries<T> & e,
   const int64_t kc0 = std::min(k, kRhsChunk);
   move_rhs<V, IV, T, W, true>(xp, x, n, k, 0, kc0);
   const V zero = V{};
+  V inv_diag[batched_dense_solve_max_n];
+  int64_t rows[batched_dense_solve_max_n];
+  V mult[batched_dense_solve_max_n];
   for (int64_t c = 0; c < n; ++c)
   {
     const IV piv = pivot_rows<V, IV, I>(a, n, c);
@@ -566,19 +629,20 @@ lanes_body(const Entries<T> & e,
     swap_rows<V, IV, I, W>(a, n, c, c, piv);
     swap_rows<V, IV, I, W>(x, kc0, 0, c, piv);
     const V inv = T(1) / a[c * n + c];
+    inv_diag[c] = inv;
+    int64_t na = 0;
     for (int64_t i = c + 1; i < n; ++i)
     {
       const V m = a[i * n + c] * inv;
       a[i * n + c] = m;
       if (!any_lane<IV, W>(m != zero)) // exact zeros in every lane (sparse Jacobians)
         continue;
-      for (int64_t j = c + 1; j < n; ++j)
-        a[i * n + j] -= m * a[c * n + j];
-      for (int64_t q = 0; q < kc0; ++q)
-        x[i * kc0 + q] -= m * x[c * kc0 + q];
+      rows[na] = i;
+      mult[na++] = m;
     }
+    eliminate_rows(a, x, n, kc0, c, rows, mult, na);
   }
-  back_substitute(a, x, n, kc0);
+  back_substitute(a, inv_diag, x, n, kc0);
   move_rhs<V, IV, T, W, false>(xp, x, n, k, 0, kc0);
   for (int64_t q0 = kc0; q0 < k; q0 += kRhsChunk)
   {
@@ -596,7 +660,7 @@ lanes_body(const Entries<T> & e,
           x[i * kc + q] -= m * x[c * kc + q];
       }
     }
-    back_substitute(a, x, n, kc);
+    back_substitute(a, inv_diag, x, n, kc);
     move_rhs<V, IV, T, W, false>(xp, x, n, k, q0, kc);
   }
 }
