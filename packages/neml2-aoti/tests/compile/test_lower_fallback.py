@@ -1,4 +1,5 @@
-"""The wrapper optimization level of a lowering and its retry after a C++ compile failure."""
+"""The wrapper of a lowering (raw output views, optimization level) and its retries after a C++
+compile failure."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from neml2.aoti.compile._lower import (
     INDUCTOR_CONFIGS,
     WRAPPER_OPT_LEVEL,
 )
+from neml2.aoti.compile._wrapper import raw_output_views_active
 
 
 def _compile_error(wrapped: bool) -> Exception:
@@ -23,16 +25,16 @@ def _compile_error(wrapped: bool) -> Exception:
 
 
 class _Recorder:
-    """Stands in for the package compiler: records each attempt's wrapper level and fails the
-    first ``n_failures`` attempts with ``error``."""
+    """Stands in for the package compiler: records each attempt's wrapper level and whether it
+    used the raw-view wrapper, and fails the first ``n_failures`` attempts with ``error``."""
 
     def __init__(self, error: Exception | None, n_failures: int) -> None:
         self.error = error
         self.n_failures = n_failures
-        self.levels: list[str] = []
+        self.levels: list[tuple[str, bool]] = []
 
     def __call__(self, program: Any, path: str, configs: dict[str, Any]) -> str:
-        self.levels.append(configs[WRAPPER_OPT_LEVEL])
+        self.levels.append((configs[WRAPPER_OPT_LEVEL], raw_output_views_active()))
         if self.error is not None and len(self.levels) <= self.n_failures:
             raise self.error
         return path
@@ -43,29 +45,40 @@ def test_wrappers_are_optimized_by_default() -> None:
 
 
 @pytest.mark.parametrize("wrapped", [False, True], ids=["raw", "wrapped"])
-def test_a_cpp_compile_failure_is_retried_at_the_fallback_level(
+def test_a_cpp_compile_failure_is_retried_with_inductors_wrapper(
     monkeypatch: pytest.MonkeyPatch, wrapped: bool
 ) -> None:
     rec = _Recorder(_compile_error(wrapped), n_failures=1)
     monkeypatch.setattr(_lower, "_compile_package", rec)
     assert _lower._lower(object(), "out.pt2", dict(INDUCTOR_CONFIGS)) == "out.pt2"
-    assert rec.levels == ["O1", FALLBACK_WRAPPER_OPT]
+    assert rec.levels == [("O1", True), ("O1", False)]
+    assert not raw_output_views_active()  # the previous code generator is back
 
 
-def test_a_second_compile_failure_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_failure_is_retried_at_the_fallback_level(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     rec = _Recorder(_compile_error(True), n_failures=2)
+    monkeypatch.setattr(_lower, "_compile_package", rec)
+    assert _lower._lower(object(), "out.pt2", dict(INDUCTOR_CONFIGS)) == "out.pt2"
+    assert rec.levels == [("O1", True), ("O1", False), (FALLBACK_WRAPPER_OPT, False)]
+
+
+def test_a_third_compile_failure_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _Recorder(_compile_error(True), n_failures=3)
     monkeypatch.setattr(_lower, "_compile_package", rec)
     with pytest.raises(InductorError, match=r"C\+\+ compile error"):
         _lower._lower(object(), "out.pt2", dict(INDUCTOR_CONFIGS))
-    assert rec.levels == ["O1", FALLBACK_WRAPPER_OPT]
+    assert rec.levels == [("O1", True), ("O1", False), (FALLBACK_WRAPPER_OPT, False)]
+    assert not raw_output_views_active()
 
 
 def test_a_failure_at_the_fallback_level_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    rec = _Recorder(_compile_error(False), n_failures=1)
+    rec = _Recorder(_compile_error(False), n_failures=2)
     monkeypatch.setattr(_lower, "_compile_package", rec)
     with pytest.raises(CppCompileError):
         _lower._lower(object(), "out.pt2", {WRAPPER_OPT_LEVEL: FALLBACK_WRAPPER_OPT})
-    assert rec.levels == [FALLBACK_WRAPPER_OPT]
+    assert rec.levels == [(FALLBACK_WRAPPER_OPT, True), (FALLBACK_WRAPPER_OPT, False)]
 
 
 def test_other_lowering_errors_are_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,7 +86,8 @@ def test_other_lowering_errors_are_not_retried(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(_lower, "_compile_package", rec)
     with pytest.raises(ValueError, match="unsupported operator"):
         _lower._lower(object(), "out.pt2", dict(INDUCTOR_CONFIGS))
-    assert rec.levels == ["O1"]
+    assert rec.levels == [("O1", True)]
+    assert not raw_output_views_active()
 
 
 def test_options_the_installed_inductor_lacks_are_left_out(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,6 +16,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -25,6 +26,7 @@ import torch
 from torch import nn
 
 from neml2.aoti.compile._elf import clear_exec_stack
+from neml2.aoti.compile._wrapper import raw_output_views
 
 __all__ = [
     "DERIVATIVE_CONFIGS",
@@ -286,21 +288,33 @@ def _compile_package(program: Any, path: str, configs: dict[str, Any]) -> str:
     return str(out)
 
 
+def _attempts(configs: dict[str, Any]) -> list[tuple[bool, dict[str, Any]]]:
+    """The lowerings :func:`_lower` tries in turn: ``(raw output views, Inductor options)``."""
+    out = [(True, configs), (False, configs)]
+    if configs.get(WRAPPER_OPT_LEVEL, FALLBACK_WRAPPER_OPT) != FALLBACK_WRAPPER_OPT:
+        out.append((False, {**configs, WRAPPER_OPT_LEVEL: FALLBACK_WRAPPER_OPT}))
+    return out
+
+
 def _lower(program: Any, path: str, configs: dict[str, Any]) -> str:
     """Lower ``program`` (or the saved program at that path) into the package ``path``.
 
-    A C++ compile failure is retried once with the wrapper at :data:`FALLBACK_WRAPPER_OPT`
-    (optimizing a very large wrapper function can crash the compiler); a second failure raises.
+    The wrapper declares slices of the graph's outputs as raw pointers
+    (:func:`~neml2.aoti.compile._wrapper.raw_output_views`). A C++ compile failure is retried
+    with Inductor's own wrapper, then once more with it at :data:`FALLBACK_WRAPPER_OPT`
+    (optimizing a very large wrapper function can crash the compiler); a last failure raises.
     """
     if isinstance(program, str):
         program = torch.export.load(program)
-    try:
-        return _compile_package(program, path, configs)
-    except Exception as e:
-        fallback = configs.get(WRAPPER_OPT_LEVEL, FALLBACK_WRAPPER_OPT) == FALLBACK_WRAPPER_OPT
-        if fallback or not _is_cpp_compile_error(e):
-            raise
-    return _compile_package(program, path, {**configs, WRAPPER_OPT_LEVEL: FALLBACK_WRAPPER_OPT})
+    attempts = _attempts(configs)
+    for k, (raw, options) in enumerate(attempts):
+        try:
+            with raw_output_views() if raw else nullcontext():
+                return _compile_package(program, path, options)
+        except Exception as e:
+            if k + 1 == len(attempts) or not _is_cpp_compile_error(e):
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _worker_init() -> None:

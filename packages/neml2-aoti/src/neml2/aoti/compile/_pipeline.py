@@ -35,7 +35,7 @@ from neml2.aoti.compile._lower import (
 from neml2.aoti.compile._metadata import FORMAT, SCHEMA_VERSION, merge_leaves, write_metadata
 from neml2.aoti.compile._plan import Plan, Renames, plan
 from neml2.aoti.compile._prepare import Prepared, prepare
-from neml2.aoti.compile._scalarize import SCALARIZED_CHUNK_ROWS, Unsupported, scalarize
+from neml2.aoti.compile._scalarize import Unsupported, scalarize, scalarized_chunk_rows
 from neml2.aoti.compile._stub import write_stub
 from neml2.settings import Settings
 
@@ -371,7 +371,9 @@ def _build_leaf(
             except Unsupported as e:
                 _log.info("%s stays as exported: %s", fname, e)
             if scalar and pl.segment["graphs"].get("jacobian") == fname:
-                pl.segment["chunk_rows"] = SCALARIZED_CHUNK_ROWS
+                pl.segment["chunk_rows"] = scalarized_chunk_rows(
+                    pl.segment["n_unknowns"], example[0].element_size()
+                )
         mode = getattr(adapter, "mode", "value")
         todo.append(GraphJob(fname, ep, mode not in ("value", "residual"), scalar))
         min_batch = max(min_batch, mb)

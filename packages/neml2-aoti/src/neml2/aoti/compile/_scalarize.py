@@ -42,10 +42,11 @@ from torch import nn
 
 __all__ = [
     "MAX_ELEMENT_OPS",
-    "SCALARIZED_CHUNK_ROWS",
+    "SCALARIZED_BLOCK_BYTES",
     "SCALARIZED_CONFIGS",
     "Unsupported",
     "scalarize",
+    "scalarized_chunk_rows",
 ]
 
 aten = torch.ops.aten
@@ -64,12 +65,34 @@ SCALARIZED_CONFIGS: dict[str, Any] = {
 }
 
 
-#: Rows per call the runtime gives a scalarized Newton graph (the segment's metadata
-#: ``chunk_rows``). Such a graph keeps no per-point intermediates, so a small block buys no cache
-#: locality, while each call pays a fixed cost of about one tensor view per output component in
-#: the AOTI wrapper (361 for a 19x19 Jacobian). Chaboche step at 10^5 points, one thread: 512 rows
-#: 2.50 s, 2048 rows 2.08 s, 8192 rows 1.71 s, 32768 rows 1.55 s, the whole batch 2.03 s.
-SCALARIZED_CHUNK_ROWS = 32768
+#: Bytes of Newton matrices per call of a scalarized Newton graph (the segment's metadata
+#: ``chunk_rows``, see :func:`scalarized_chunk_rows`). A block this small stays in a core's L2
+#: cache from the graph call that writes it to the batched LU that reads it, and glibc reuses its
+#: memory from the heap call after call instead of page-faulting it afresh. The graph's fixed
+#: cost per call is small since its wrapper passes the Jacobian's component slices as raw
+#: pointers (:mod:`neml2.aoti.compile._wrapper`). Chaboche step (19 unknowns, float64), one
+#: thread, AVX2 path, median of 60 / 15 / 4 calls:
+#:
+#: ========  =========  ==========  ===========
+#: rows      10^3       10^4        10^5
+#: ========  =========  ==========  ===========
+#: 256       9.9 ms     107-113 ms  1.30 s
+#: 512       (2 x 500)  106 ms      -
+#: 1024      (whole)    99-110 ms   1.05 s
+#: 32768     12.3-13 ms 152-160 ms  1.44 s
+#: ========  =========  ==========  ===========
+#:
+#: The whole-batch calls page-fault their freed matrices back in (1400 faults a call at 10^3).
+SCALARIZED_BLOCK_BYTES = 768 * 1024
+
+
+def scalarized_chunk_rows(n_unknowns: int, itemsize: int) -> int:
+    """Rows per call of a scalarized Newton graph of ``n_unknowns`` unknowns with elements of
+    ``itemsize`` bytes: as many as keep the block's ``(rows, n, n)`` Jacobian within
+    :data:`SCALARIZED_BLOCK_BYTES`, rounded down to a multiple of 16, at least 16 (Chaboche in
+    float64: 272)."""
+    rows = SCALARIZED_BLOCK_BYTES // max(1, n_unknowns * n_unknowns * itemsize)
+    return max(16, rows // 16 * 16)
 
 
 class Unsupported(Exception):
