@@ -3,7 +3,8 @@ r"""Trace with ``torch.export`` and lower with AOTInductor into ``.pt2`` package
 One shared dynamic ``Dim("batch", min=1)`` on axis 0 of every argument (example batch >= 2, so
 torch does not specialize 0/1), or every shape static with ``dynamic=False``. Lowering uses
 the Inductor options below (the wrapper at ``-O1``, ``-O0`` if g++ fails on it; kernels keep
-Inductor's flags).
+Inductor's flags) and a wrapper that passes slices of the outputs as raw pointers
+(:mod:`neml2.aoti.compile._wrapper`; Inductor's own if that does not compile).
 ``jobs > 1`` lowers in a process pool: the parent exports (fast), saves each
 ``ExportedProgram`` with ``torch.export.save`` and the workers load and compile them, so no
 model object crosses a process boundary.
