@@ -13,8 +13,9 @@ a slice passed to a kernel) whenever that is provably the same memory for as lon
 
 * the sliced buffer is an output of the graph (the wrapper hands it to the caller and never
   frees it, so the pointer cannot outlive its memory);
-* the buffer is allocated by the graph (not an input or a constant, whose data pointer may carry
-  a storage offset that the tensor view would not add);
+* the buffer is allocated by the graph and owns its memory from offset 0 (not an input, a
+  constant or a view of another buffer, whose data pointer may carry a storage offset that the
+  tensor view would not add);
 * the slice has the buffer's dtype (the offset counts elements of the buffer).
 
 Every other view keeps the default declaration. A raw view used as anything but a kernel's
@@ -71,6 +72,8 @@ def _wrapper_class() -> Any:
             if (
                 base_name is None
                 or isinstance(base, (ir.InputBuffer, ir.ConstantBuffer))
+                or isinstance(base.get_layout(), ir.NonOwningLayout)  # itself a view
+                or base.get_layout().offset != 0
                 or base_name in V.graph.graph_inputs
                 or base_name in V.graph.constants
                 or base_name not in V.graph.get_output_names()
