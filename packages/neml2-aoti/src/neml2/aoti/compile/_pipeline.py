@@ -371,9 +371,8 @@ def _build_leaf(
             except Unsupported as e:
                 _log.info("%s stays as exported: %s", fname, e)
             if scalar and pl.segment["graphs"].get("jacobian") == fname:
-                pl.segment["chunk_rows"] = scalarized_chunk_rows(
-                    pl.segment["n_unknowns"], example[0].element_size()
-                )
+                # dtype-independent: every leaf of the artifact shares the metadata
+                pl.segment["chunk_rows"] = scalarized_chunk_rows(pl.segment["n_unknowns"])
         mode = getattr(adapter, "mode", "value")
         todo.append(GraphJob(fname, ep, mode not in ("value", "residual"), scalar))
         min_batch = max(min_batch, mb)

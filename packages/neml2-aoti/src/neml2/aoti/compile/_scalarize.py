@@ -86,12 +86,13 @@ SCALARIZED_CONFIGS: dict[str, Any] = {
 SCALARIZED_BLOCK_BYTES = 768 * 1024
 
 
-def scalarized_chunk_rows(n_unknowns: int, itemsize: int) -> int:
-    """Rows per call of a scalarized Newton graph of ``n_unknowns`` unknowns with elements of
-    ``itemsize`` bytes: as many as keep the block's ``(rows, n, n)`` Jacobian within
-    :data:`SCALARIZED_BLOCK_BYTES`, rounded down to a multiple of 16, at least 16 (Chaboche in
-    float64: 272)."""
-    rows = SCALARIZED_BLOCK_BYTES // max(1, n_unknowns * n_unknowns * itemsize)
+def scalarized_chunk_rows(n_unknowns: int) -> int:
+    """Rows per call of a scalarized Newton graph of ``n_unknowns`` unknowns: as many as keep the
+    block's ``(rows, n, n)`` float64 Jacobian within :data:`SCALARIZED_BLOCK_BYTES`, rounded
+    down to a multiple of 16, at least 16 (Chaboche: 272). Sized for float64 whatever the leaf's
+    dtype: the metadata is shared by every (device, dtype) leaf of an artifact, so a float32
+    leaf runs the same rows in blocks half as large."""
+    rows = SCALARIZED_BLOCK_BYTES // max(1, n_unknowns * n_unknowns * 8)
     return max(16, rows // 16 * 16)
 
 
