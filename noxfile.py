@@ -330,12 +330,15 @@ def tsan(session: nox.Session) -> None:
 
 
 #: The native-kernel tests: every test of a kernel with CPU-specific code paths (batched LU,
-#: sum_of_products, the SIMD path selection) and of py-eager's use of them.
+#: sum_of_products, the SIMD path selection), of the workspace its outputs come from, and of
+#: py-eager's use of them.
 NATIVE_TESTS = [
     "packages/neml2-aoti/tests/test_linalg.py",
     "packages/neml2-aoti/tests/test_products.py",
+    "packages/neml2-aoti/tests/test_workspace.py",
     "packages/neml2-models/tests/solvers/test_native.py",
     "packages/neml2-models/tests/solvers/test_direct.py",
+    "packages/neml2-models/tests/implicit/test_chaboche.py",
 ]
 #: Runtime tests that drive the Newton loop and the kernels through whole models: the route
 #: parity scenarios (Chaboche included, batch 64) and concurrent calls of one compiled model.

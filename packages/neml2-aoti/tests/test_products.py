@@ -93,3 +93,26 @@ def test_bad_terms_name_the_term() -> None:
     if torch.cuda.is_available():
         with pytest.raises(FatalError, match="term 0 operand b: device cuda"):
             sum_of_products([(1.0, None, x.cuda())])
+
+
+@pytest.mark.parametrize("simd", supported_simd_paths())
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 6, 8, 9, 10, 13])
+def test_short_rows(n: int, simd: str) -> None:
+    """Batch-outermost operands whose rows (the trailing axis, e.g. 6 Mandel slots) are short:
+    every row length with its own unrolled kernel, and the first lengths past them."""
+    g = torch.Generator().manual_seed(n)
+    K, B = 7, 300
+
+    def r(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=g, dtype=torch.float64)
+
+    terms: list[Term] = [
+        (1.0, None, r(K, 1, n)),
+        (0.5, r(K, B, 1), r(1, B, n)),
+        (-2.0, r(1, B, 1), r(K, B, n)),
+        (1.5, r(1, B, 1), r(K, 1, n)),
+        (1.0, r(1, 1, 1), r(K, B, 1)),
+    ]
+    out = sum_of_products(terms, simd=simd)
+    assert out.shape == (K, B, n) and out.is_contiguous()
+    torch.testing.assert_close(out, _reference(terms), rtol=1e-13, atol=1e-13)

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #if defined(__GLIBC__)
@@ -13,6 +13,7 @@
 #include <c10/core/CPUAllocator.h>
 
 #include "neml2/csrc/aoti/env.h"
+#include "free_lists.h"
 
 namespace neml2::aoti
 {
@@ -103,7 +104,7 @@ public:
   std::size_t cached_bytes()
   {
     std::lock_guard<std::mutex> lock(_mutex);
-    return _cached;
+    return _free.bytes();
   }
 
   static CachingCPUAllocator * instance;
@@ -128,17 +129,17 @@ private:
   /// Release every cached block; the bytes released.
   std::size_t trim()
   {
-    std::unordered_map<std::size_t, std::vector<void *>> blocks;
+    auto free_now = [this](void * data, std::size_t)
+    { _previous->raw_deallocate((static_cast<Header *>(data) - 1)->block); };
+    std::vector<std::pair<void *, std::size_t>> removed;
     std::size_t released = 0;
     {
       std::lock_guard<std::mutex> lock(_mutex);
-      blocks.swap(_free);
-      released = _cached;
-      _cached = 0;
+      released = _free.bytes();
+      removed = _free.remove_beyond(0, free_now);
     }
-    for (const auto & [bytes, list] : blocks)
-      for (void * data : list)
-        _previous->raw_deallocate((static_cast<Header *>(data) - 1)->block);
+    for (const auto & [data, bytes] : removed)
+      free_now(data, bytes);
     return released;
   }
 
@@ -146,13 +147,7 @@ private:
   void * take(std::size_t bytes)
   {
     std::lock_guard<std::mutex> lock(_mutex);
-    auto it = _free.find(bytes);
-    if (it == _free.end() || it->second.empty())
-      return nullptr;
-    void * data = it->second.back();
-    it->second.pop_back();
-    _cached -= bytes;
-    return data;
+    return _free.take(bytes);
   }
 
   /// Keep `data` for reuse while the cache has room; otherwise (or if the free list cannot grow)
@@ -160,18 +155,7 @@ private:
   bool keep(void * data, std::size_t bytes) noexcept
   {
     std::lock_guard<std::mutex> lock(_mutex);
-    if (_cached + bytes > buffer_cache_capacity)
-      return false;
-    try
-    {
-      _free[bytes].push_back(data);
-    }
-    catch (...)
-    {
-      return false;
-    }
-    _cached += bytes;
-    return true;
+    return _free.bytes() + bytes <= buffer_cache_capacity && _free.put(data, bytes);
   }
 
   static void release(void * data)
@@ -186,8 +170,7 @@ private:
 
   c10::Allocator * _previous;
   std::mutex _mutex;
-  std::unordered_map<std::size_t, std::vector<void *>> _free;
-  std::size_t _cached = 0;
+  FreeLists _free;
 };
 
 CachingCPUAllocator * CachingCPUAllocator::instance = nullptr;

@@ -11,9 +11,11 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/TensorIterator.h>
+#include <ATen/ops/empty_strided.h>
 
 #include "neml2/csrc/aoti/Exception.h"
 #include "neml2/csrc/aoti/simd.h"
+#include "neml2/csrc/aoti/workspace.h"
 #include "simd_support.h"
 
 namespace neml2::aoti
@@ -26,6 +28,63 @@ struct TermSlot
   int a = -1;
   int b = 0;
   double scale = 1.0;
+};
+
+/// How each term of a row reads its operands, fixed per call of the iterator's loop: the
+/// streamed operands (unit stride) and the broadcast ones folded into the coefficient.
+struct RowTerm
+{
+  double scale;
+  int stream[2]; // operand indices read along the row (-1: none)
+  int fold[2];   // broadcast operand indices multiplied into the coefficient (-1: none)
+};
+
+/// The terms of every row of one iterator loop, by kind: constant along the row, one streamed
+/// operand, two streamed operands. A row sums them in this order.
+struct RowPlan
+{
+  std::vector<RowTerm> constants, scaled, products;
+};
+
+/// The iterator loop's operand pointers at the current row (operand 0 the output) and their
+/// byte steps from one row to the next.
+struct RowCursor
+{
+  std::vector<char *> ptr;
+  const int64_t * step;
+
+  void advance()
+  {
+    for (std::size_t t = 0; t < ptr.size(); ++t)
+      ptr[t] += step[t];
+  }
+
+  template <typename T>
+  const T * stream(int t) const
+  {
+    return reinterpret_cast<const T *>(ptr[t]);
+  }
+
+  /// The term's scale times its folded (broadcast) operands at this row.
+  template <typename T>
+  T coefficient(const RowTerm & r) const
+  {
+    auto c = static_cast<T>(r.scale);
+    for (int f : r.fold)
+      if (f >= 0)
+        c *= *stream<T>(f);
+    return c;
+  }
+
+  /// The sum of the plan's constant terms at this row.
+  template <typename T>
+  T bias(const RowPlan & plan) const
+  {
+    T b = 0;
+    for (const auto & r : plan.constants)
+      b += coefficient<T>(r);
+    return b;
+  }
 };
 
 /// A term of one row, broadcast operands folded into its coefficient: c * x[l] (y null) or
@@ -86,47 +145,142 @@ block_lanes(const Block<T> & blk, int64_t n, T * __restrict out)
   }
 }
 
+/// Rows of any length: each row's terms gathered into a Block and summed by block_lanes.
+template <typename T, typename V>
+__attribute__((always_inline)) inline void
+long_rows(const RowPlan & plan, RowCursor & cur, int64_t n, int64_t rows)
+{
+  Block<T> blk;
+  blk.products.resize(plan.products.size());
+  blk.scaled.resize(plan.scaled.size());
+  for (int64_t j = 0; j < rows; ++j, cur.advance())
+  {
+    blk.bias = cur.bias<T>(plan);
+    for (std::size_t i = 0; i < plan.scaled.size(); ++i)
+    {
+      const auto & r = plan.scaled[i];
+      blk.scaled[i] = {cur.coefficient<T>(r), cur.stream<T>(r.stream[0]), nullptr};
+    }
+    for (std::size_t i = 0; i < plan.products.size(); ++i)
+    {
+      const auto & r = plan.products[i];
+      blk.products[i] = {
+          cur.coefficient<T>(r), cur.stream<T>(r.stream[0]), cur.stream<T>(r.stream[1])};
+    }
+    block_lanes<T, V>(blk, n, reinterpret_cast<T *>(cur.ptr[0]));
+  }
+}
+
+/// Rows of the compile-time length N (a tensor's trailing base axis, e.g. an SR2's 6 Mandel
+/// slots): the same sums in the same order as long_rows, with the row's loops unrolled and
+/// vectorized by the compiler instead of a Block built and dispatched per row.
+template <typename T, int N>
+__attribute__((always_inline)) inline void
+short_rows(const RowPlan & plan, RowCursor & cur, int64_t rows)
+{
+  for (int64_t j = 0; j < rows; ++j, cur.advance())
+  {
+    T acc[N];
+    const T bias = cur.bias<T>(plan);
+    for (int l = 0; l < N; ++l)
+      acc[l] = bias;
+    for (const auto & r : plan.scaled)
+    {
+      const T c = cur.coefficient<T>(r);
+      const T * __restrict x = cur.stream<T>(r.stream[0]);
+      for (int l = 0; l < N; ++l)
+        acc[l] += c * x[l];
+    }
+    for (const auto & r : plan.products)
+    {
+      const T c = cur.coefficient<T>(r);
+      const T * __restrict x = cur.stream<T>(r.stream[0]);
+      const T * __restrict y = cur.stream<T>(r.stream[1]);
+      for (int l = 0; l < N; ++l)
+        acc[l] += c * x[l] * y[l];
+    }
+    T * __restrict out = reinterpret_cast<T *>(cur.ptr[0]);
+    for (int l = 0; l < N; ++l)
+      out[l] = acc[l];
+  }
+}
+
+/// Longest row length with its own short_rows instance.
+constexpr int64_t max_short_row = 9;
+
+/// `rows` rows of length n (unit strides along a row), by short_rows when n is at most
+/// max_short_row, else long_rows (vector type V).
+template <typename T, typename V>
+__attribute__((always_inline)) inline void
+rows_lanes(const RowPlan & plan, RowCursor & cur, int64_t n, int64_t rows)
+{
+  static_assert(max_short_row == 9, "one case per short row length");
+  switch (n)
+  {
+    case 1:
+      return short_rows<T, 1>(plan, cur, rows);
+    case 2:
+      return short_rows<T, 2>(plan, cur, rows);
+    case 3:
+      return short_rows<T, 3>(plan, cur, rows);
+    case 4:
+      return short_rows<T, 4>(plan, cur, rows);
+    case 5:
+      return short_rows<T, 5>(plan, cur, rows);
+    case 6:
+      return short_rows<T, 6>(plan, cur, rows);
+    case 7:
+      return short_rows<T, 7>(plan, cur, rows);
+    case 8:
+      return short_rows<T, 8>(plan, cur, rows);
+    case 9:
+      return short_rows<T, 9>(plan, cur, rows);
+    default:
+      return long_rows<T, V>(plan, cur, n, rows);
+  }
+}
+
 template <typename T>
 void
-block_scalar(const Block<T> & blk, int64_t n, T * out)
+rows_scalar(const RowPlan & plan, RowCursor & cur, int64_t n, int64_t rows)
 {
-  block_lanes<T, T>(blk, n, out);
+  rows_lanes<T, T>(plan, cur, n, rows);
 }
 
 #if NEML2_AOTI_X86_SIMD
 template <typename T>
 __attribute__((target("avx512f"))) void
-block_avx512(const Block<T> & blk, int64_t n, T * out)
+rows_avx512(const RowPlan & plan, RowCursor & cur, int64_t n, int64_t rows)
 {
   typedef T V __attribute__((vector_size(64)));
-  block_lanes<T, V>(blk, n, out);
+  rows_lanes<T, V>(plan, cur, n, rows);
 }
 
 template <typename T>
 __attribute__((target("avx2"))) void
-block_avx2(const Block<T> & blk, int64_t n, T * out)
+rows_avx2(const RowPlan & plan, RowCursor & cur, int64_t n, int64_t rows)
 {
   typedef T V __attribute__((vector_size(32)));
-  block_lanes<T, V>(blk, n, out);
+  rows_lanes<T, V>(plan, cur, n, rows);
 }
 #endif
 
 template <typename T>
-using BlockKernel = void (*)(const Block<T> &, int64_t, T *);
+using RowsKernel = void (*)(const RowPlan &, RowCursor &, int64_t, int64_t);
 
-/// The block kernel of `path` (supported: see require_simd_path).
+/// The rows kernel of `path` (supported: see require_simd_path).
 template <typename T>
-BlockKernel<T>
-block_kernel(SimdPath path)
+RowsKernel<T>
+rows_kernel(SimdPath path)
 {
 #if NEML2_AOTI_X86_SIMD
   if (path == SimdPath::avx512)
-    return &block_avx512<T>;
+    return &rows_avx512<T>;
   if (path == SimdPath::avx2)
-    return &block_avx2<T>;
+    return &rows_avx2<T>;
 #endif
   (void)path;
-  return &block_scalar<T>;
+  return &rows_scalar<T>;
 }
 
 /// out[l * so] = sum_i c_i x_i[l * sx_i] (y_i[l * sy_i]) for any element strides (a stride of
@@ -150,15 +304,6 @@ strided_elements(const std::vector<TermSlot> & slots,
   }
 }
 
-/// How each term of a row reads its operands, fixed per call of the iterator's loop: the
-/// streamed operands (unit stride) and the broadcast ones folded into the coefficient.
-struct RowTerm
-{
-  double scale;
-  int stream[2]; // operand indices read along the row (-1: none)
-  int fold[2];   // broadcast operand indices multiplied into the coefficient (-1: none)
-};
-
 /// The iterator's 2-D loop: operand 0 is the output, inputs follow (byte strides).
 template <typename T>
 void
@@ -178,19 +323,14 @@ accumulate_2d(const std::vector<TermSlot> & slots,
     es[t] = strides[t] / E;
     unit = unit && (t == 0 || es[t] == 0 || es[t] == 1);
   }
-  std::vector<char *> ptr(data, data + ntensors);
-  auto advance = [&]
-  {
-    for (int t = 0; t < ntensors; ++t)
-      ptr[t] += strides[ntensors + t];
-  };
+  RowCursor cur{std::vector<char *>(data, data + ntensors), strides + ntensors};
   if (!unit)
   {
-    for (int64_t j = 0; j < size1; ++j, advance())
-      strided_elements<T>(slots, ptr.data(), es.data(), size0);
+    for (int64_t j = 0; j < size1; ++j, cur.advance())
+      strided_elements<T>(slots, cur.ptr.data(), es.data(), size0);
     return;
   }
-  std::vector<RowTerm> products, scaled, constants;
+  RowPlan plan;
   for (const auto & s : slots)
   {
     RowTerm r{s.scale, {-1, -1}, {-1, -1}};
@@ -198,33 +338,9 @@ accumulate_2d(const std::vector<TermSlot> & slots,
     for (int op : {s.b, s.a})
       if (op >= 0)
         (es[1 + op] ? r.stream[ns++] : r.fold[nf++]) = 1 + op;
-    (ns == 2 ? products : ns == 1 ? scaled : constants).push_back(r);
+    (ns == 2 ? plan.products : ns == 1 ? plan.scaled : plan.constants).push_back(r);
   }
-  auto coefficient = [&](const RowTerm & r)
-  {
-    auto c = static_cast<T>(r.scale);
-    for (int f : r.fold)
-      if (f >= 0)
-        c *= *reinterpret_cast<const T *>(ptr[f]);
-    return c;
-  };
-  auto stream = [&](int t) { return reinterpret_cast<const T *>(ptr[t]); };
-  Block<T> blk;
-  blk.products.resize(products.size());
-  blk.scaled.resize(scaled.size());
-  const auto kernel = block_kernel<T>(path);
-  for (int64_t j = 0; j < size1; ++j, advance())
-  {
-    blk.bias = 0;
-    for (const auto & r : constants)
-      blk.bias += coefficient(r);
-    for (std::size_t i = 0; i < scaled.size(); ++i)
-      blk.scaled[i] = {coefficient(scaled[i]), stream(scaled[i].stream[0]), nullptr};
-    for (std::size_t i = 0; i < products.size(); ++i)
-      blk.products[i] = {
-          coefficient(products[i]), stream(products[i].stream[0]), stream(products[i].stream[1])};
-    kernel(blk, size0, reinterpret_cast<T *>(ptr[0]));
-  }
+  rows_kernel<T>(path)(plan, cur, size0, size1);
 }
 
 /// The output's axes from outermost to innermost in memory (largest stride first).
@@ -349,7 +465,19 @@ largest_first(std::vector<at::Tensor> & inputs, std::vector<TermSlot> & slots)
   }
 }
 
-/// The iterator writing a new output from `inputs` (which must outlive it). Small operands in
+/// Metadata-only stand-ins (same sizes, strides and dtype) for `inputs`.
+std::vector<at::Tensor>
+meta_like(const std::vector<at::Tensor> & inputs)
+{
+  std::vector<at::Tensor> metas;
+  metas.reserve(inputs.size());
+  for (const auto & t : inputs)
+    metas.push_back(at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kMeta)));
+  return metas;
+}
+
+/// The iterator writing a new output from `inputs` (which must outlive it), in this thread's
+/// workspace if one is active (workspace.h). Small operands in
 /// another memory order than the output's (a batch-outermost value among batch-innermost
 /// tangents) would force element-wise strided reads: they are copied into that order first.
 /// Throws FatalError listing the terms' shapes when the operands do not broadcast.
@@ -358,7 +486,11 @@ iterator_for(const std::vector<ProductTerm> & terms, std::vector<at::Tensor> & i
 {
   try
   {
-    auto iter = build_iterator(at::Tensor(), inputs);
+    // In a workspace the output's geometry comes from an iterator over meta stand-ins (no
+    // allocation), and its memory from the workspace.
+    const bool pooled = workspace_active();
+    const auto metas = pooled ? meta_like(inputs) : std::vector<at::Tensor>();
+    auto iter = build_iterator(at::Tensor(), pooled ? metas : inputs);
     const at::Tensor out = iter.output();
     const auto order = memory_order(out);
     bool copied = false;
@@ -368,6 +500,9 @@ iterator_for(const std::vector<ProductTerm> & terms, std::vector<at::Tensor> & i
         t = in_memory_order(t, order);
         copied = true;
       }
+    if (pooled)
+      return build_iterator(
+          workspace_empty_strided(out.sizes(), out.strides(), inputs.front().options()), inputs);
     return copied ? build_iterator(out, inputs) : iter;
   }
   catch (const c10::Error & e)

@@ -1,17 +1,21 @@
 // Python bindings of libneml2's batched numerical kernels (neml2.aoti._aoti): batched_dense_solve,
-// batched_parts_solve and sum_of_products, and the SIMD path they take.
+// batched_parts_solve and sum_of_products, the SIMD path they take, and the workspace scope of
+// sum_of_products' outputs.
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include <pybind11/stl.h>
+#include <c10/util/strides.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include "neml2/csrc/aoti/guard.h"
 #include "neml2/csrc/aoti/linalg.h"
 #include "neml2/csrc/aoti/products.h"
 #include "neml2/csrc/aoti/simd.h"
+#include "neml2/csrc/aoti/workspace.h"
 
 namespace py = pybind11;
 
@@ -34,6 +38,41 @@ constexpr const char * overwrite_doc =
     " overwrite_b: b is not needed afterwards, so the native kernel may solve in b's memory and "
     "return x aliasing b (when b is contiguous and shares no memory with the matrix; otherwise b "
     "is left as it was).";
+
+/// WorkspaceScope as a Python context manager: entered once, exited on the thread that entered
+/// it (a scope belongs to its thread).
+class PyWorkspaceScope
+{
+public:
+  /// `workspace`: a Workspace (kept alive by this object), or None for a temporary one.
+  explicit PyWorkspaceScope(py::object workspace)
+    : _workspace(std::move(workspace))
+  {
+  }
+
+  void enter()
+  {
+    if (_scope)
+      throw FatalError("workspace_scope: already entered");
+    if (_workspace.is_none())
+      _scope.emplace();
+    else
+      _scope.emplace(_workspace.cast<Workspace &>());
+    _thread = std::this_thread::get_id();
+  }
+
+  void exit()
+  {
+    if (_scope && _thread != std::this_thread::get_id())
+      throw FatalError("workspace_scope: exited on another thread than the one that entered it");
+    _scope.reset();
+  }
+
+private:
+  py::object _workspace;
+  std::optional<WorkspaceScope> _scope;
+  std::thread::id _thread;
+};
 } // namespace
 
 void
@@ -124,5 +163,58 @@ bind_linalg(py::module_ & m)
                    "operand.") +
        simd_doc)
           .c_str());
+  py::class_<Workspace>(
+      m,
+      "Workspace",
+      "Memory for the outputs of sum_of_products and workspace_empty inside a workspace_scope "
+      "entered with it: a freed output's memory is reused for the next output of its byte size; "
+      "between scopes up to retained_bytes of it is kept (the next solve starts warm), the rest "
+      "is freed, and everything when the object is released or deleted. Torch's allocator and "
+      "malloc's settings are not touched. Thread-safe.")
+      .def(py::init<std::size_t>(), py::arg("retained_bytes") = default_retained_workspace_bytes)
+      .def_property_readonly("free_bytes",
+                             &Workspace::free_bytes,
+                             "Bytes of freed outputs kept for reuse.")
+      .def("release", &Workspace::release, "Free every kept block now.");
+  py::class_<PyWorkspaceScope>(
+      m,
+      "workspace_scope",
+      "Context manager: inside it, this thread's sum_of_products and workspace_empty outputs "
+      "come from the workspace of the thread's outermost scope: `workspace`, or (None) a "
+      "temporary one freed when that scope exits.")
+      .def(py::init<py::object>(), py::arg("workspace") = py::none())
+      .def("__enter__",
+           [](PyWorkspaceScope & self) -> PyWorkspaceScope &
+           {
+             guard("workspace_scope", [&] { self.enter(); });
+             return self;
+           },
+           py::return_value_policy::reference)
+      .def("__exit__",
+           [](PyWorkspaceScope & self, const py::args &)
+           {
+             guard("workspace_scope", [&] { self.exit(); });
+             return false;
+           });
+  m.def(
+      "workspace_empty",
+      [](const std::vector<int64_t> & sizes, const at::ScalarType dtype)
+      {
+        return guard("workspace_empty",
+                     [&]
+                     {
+                       const auto strides = c10::contiguous_strides(sizes);
+                       return workspace_empty_strided(
+                           sizes, strides, at::TensorOptions().dtype(dtype));
+                     });
+      },
+      py::arg("sizes"),
+      py::arg("dtype"),
+      "An uninitialized contiguous CPU tensor: from this thread's workspace inside a "
+      "workspace_scope (its memory returns there when freed), else a plain torch.empty.");
+  m.def("workspace_free_bytes",
+        [] { return workspace_free_bytes(); },
+        "Bytes of freed outputs this thread's workspace holds for reuse (0 outside a "
+        "workspace_scope).");
 }
 } // namespace neml2::aoti::python

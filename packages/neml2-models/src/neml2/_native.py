@@ -9,14 +9,25 @@ torch.compile/export tracing, no dispatch or functorch mode (:func:`plain_cpu`).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from typing import cast
 
 import torch
 from torch.autograd import forward_ad
 
 from neml2.tensors._eager import plain_eager
+from neml2.tensors._outputs import install_output_allocator
 
-__all__ = ["native", "plain_cpu", "sum_of_products"]
+__all__ = [
+    "native",
+    "native_workspace",
+    "plain_cpu",
+    "release_native_workspace",
+    "sum_of_products",
+    "workspace_empty",
+]
 
 _FOUND: dict[str, Callable[..., torch.Tensor] | None] = {}
 _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
@@ -61,3 +72,45 @@ def sum_of_products(
     if not plain_cpu(tensors[0], *tensors[1:]):
         return None
     return fn(terms)
+
+
+_WORKSPACES: weakref.WeakKeyDictionary[object, object] = weakref.WeakKeyDictionary()
+
+
+def native_workspace(owner: object | None = None) -> AbstractContextManager[object]:
+    """A scope in which the native kernels' outputs, and the large eager outputs of
+    :func:`workspace_empty`, reuse memory freed within it (neml2-aoti's ``workspace_scope``: no
+    fresh pages per Newton iteration); a no-op without neml2-aoti.
+
+    With ``owner`` (e.g. a solver), the memory is ``owner``'s own neml2-aoti ``Workspace``,
+    which keeps up to its retained bytes (64 MiB) from one scope to the next and is freed with
+    ``owner``; without, a temporary one freed when the scope exits.
+    """
+    scope = native("workspace_scope")
+    if scope is None:
+        return nullcontext()
+    make = native("Workspace")
+    if owner is None or make is None:
+        return cast(AbstractContextManager[object], scope())
+    workspace = _WORKSPACES.get(owner)
+    if workspace is None:
+        workspace = _WORKSPACES[owner] = make()
+    return cast(AbstractContextManager[object], scope(workspace))
+
+
+def release_native_workspace(owner: object) -> None:
+    """Free the memory ``owner``'s workspace (see :func:`native_workspace`) keeps between
+    scopes; its next scope starts cold."""
+    workspace = _WORKSPACES.pop(owner, None)
+    if workspace is not None:
+        workspace.release()  # type: ignore[attr-defined]
+
+
+def workspace_empty(shape: Sequence[int], dtype: torch.dtype) -> torch.Tensor:
+    """An uninitialized contiguous CPU tensor: from this thread's :func:`native_workspace` when
+    one is active, else ``torch.empty``. Installed as neml2-tensors' output allocator."""
+    fn = native("workspace_empty")
+    return torch.empty(tuple(shape), dtype=dtype) if fn is None else fn(list(shape), dtype)
+
+
+install_output_allocator(workspace_empty)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +92,44 @@ def test_reverse_mode_matches_forward_and_parameter_fd(model: Any) -> None:
             E.sub_(s)
     fd = (vals[0] - vals[1]) / (2 * h)
     torch.testing.assert_close(dE.sum(), fd, rtol=1e-5, atol=0)
+
+
+def test_native_workspace_reuses_memory_and_changes_no_value(
+    model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Newton solve runs in a native workspace: from the second iteration on, the tangent
+    sums and projections write into memory freed by the previous one, and every value is the
+    one computed without the workspace (same kernels, so bit for bit)."""
+    aoti = pytest.importorskip("neml2.aoti._aoti")
+    import neml2._native as _native
+    import neml2.solvers._newton as newton
+
+    x = _state(2000)  # tangents (19, 2000, 6): above the workspace output threshold
+    kept: list[int] = []
+    update = newton.Newton._update
+
+    def spy(self: Any, *args: Any) -> Any:
+        kept.append(aoti.workspace_free_bytes())  # freed by the iteration just finished
+        return update(self, *args)
+
+    with monkeypatch.context() as m:
+        m.setattr(newton.Newton, "_update", spy)
+        with torch.no_grad():
+            pooled = model.value(x)
+        pooled_jac = model.jacobian(x)[1]
+    assert kept and max(kept) >= 19 * 2000 * 6 * 8
+    assert aoti.workspace_free_bytes() == 0  # no scope outside the solve
+    workspace: Any = _native._WORKSPACES[model.solver]
+    assert 0 < workspace.free_bytes <= 64 << 20  # kept for the next solve, within its bound
+    model.solver.release_workspace()
+    assert workspace.free_bytes == 0 and model.solver not in _native._WORKSPACES
+    with monkeypatch.context() as m:
+        m.setattr(newton, "native_workspace", lambda owner=None: contextlib.nullcontext())
+        with torch.no_grad():
+            plain = model.value(x)
+        plain_jac = model.jacobian(x)[1]
+    for name, value in plain.items():
+        assert torch.equal(pooled[name].data, value.data), name
+    for out, row in plain_jac.items():
+        for inp, block in row.items():
+            assert torch.equal(pooled_jac[out][inp].data, block.data), (out, inp)

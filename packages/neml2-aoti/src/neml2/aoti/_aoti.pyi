@@ -95,6 +95,40 @@ def sum_of_products(
     output is written once, in the memory order of the largest operand.
     """
 
+class Workspace:
+    """Memory for the outputs of ``sum_of_products`` and ``workspace_empty`` inside a
+    ``workspace_scope`` entered with it.
+
+    A freed output's memory is reused for the next output of its byte size; between scopes up to
+    ``retained_bytes`` of it is kept (the next solve starts warm), the rest is freed, and
+    everything on :meth:`release` or deletion. Torch's allocator and malloc's settings are not
+    touched. Thread-safe.
+    """
+
+    def __init__(self, retained_bytes: int = 67108864) -> None: ...
+    @property
+    def free_bytes(self) -> int:
+        """Bytes of freed outputs kept for reuse."""
+    def release(self) -> None:
+        """Free every kept block now."""
+
+class workspace_scope:
+    """Context manager: inside it, this thread's ``sum_of_products`` and ``workspace_empty``
+    outputs come from the workspace of the thread's outermost scope: ``workspace``, or (None) a
+    temporary one freed when that scope exits (no page faults on the iterations of a Newton
+    solve)."""
+
+    def __init__(self, workspace: Workspace | None = None) -> None: ...
+    def __enter__(self) -> workspace_scope: ...
+    def __exit__(self, *args: object) -> bool: ...
+
+def workspace_empty(sizes: Sequence[int], dtype: torch.dtype) -> torch.Tensor:
+    """An uninitialized contiguous CPU tensor: from this thread's workspace inside a
+    ``workspace_scope`` (its memory returns there when freed), else a plain ``torch.empty``."""
+
+def workspace_free_bytes() -> int:
+    """Bytes of freed outputs this thread's workspace holds for reuse (0 outside a scope)."""
+
 _Tensors = Mapping[str, torch.Tensor]
 
 class Model:

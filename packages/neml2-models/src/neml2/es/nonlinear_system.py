@@ -45,6 +45,7 @@ from neml2.models._deferred import call_deferring, materialize
 from neml2.schema import HitSchema, dependency, option
 from neml2.tensors import TensorWrapper
 from neml2.tensors._eager import plain_eager
+from neml2.tensors._outputs import empty_output
 
 __all__ = ["ModelNonlinearSystem", "NonlinearSystem"]
 
@@ -487,20 +488,24 @@ class ModelNonlinearSystem:
         differentiated ones concatenate the slabs (one ``cat``, nothing scattered into a buffer,
         which in a compiled graph costs a full copy of the buffer per write).
 
-        ``batch_outer`` (eager calls): the block is a contiguous ``(*B, m, n)`` tensor instead,
-        each cell copied to its place. A right-hand side is solved in that layout, so it can be
-        solved in place (:meth:`DirectSolver.solve_matrix`'s ``overwrite_b``) rather than copied
-        into a new buffer of the same size.
+        ``batch_outer`` (eager calls): the block is a contiguous ``(*B, m, n)`` tensor instead
+        (a large one from :func:`~neml2.tensors._outputs.empty_output`: inside a solver's
+        workspace), zeroed when a cell is absent and each present cell copied to its place. A
+        right-hand side is solved in that layout, so it can be solved in place
+        (:meth:`DirectSolver.solve_matrix`'s ``overwrite_b``) rather than copied into a new
+        buffer of the same size.
         """
         if eager and batch_outer:
-            out = like.new_empty(*batch, rg.width, cg.width)
+            shape = (*batch, rg.width, cg.width)
+            out = empty_output(shape, like)
+            out = like.new_empty(shape) if out is None else out
+            if any(c is None for cells in slabs for c in cells):
+                out.zero_()  # one contiguous pass, not a strided one per absent cell
             c0 = 0
             for cells, (_, width) in zip(slabs, segs, strict=True):
                 for i, c in enumerate(cells):
-                    dst = out[..., rg.offsets[i] : rg.offsets[i + 1], c0 : c0 + width]
-                    if c is None:
-                        dst.zero_()
-                    else:
+                    if c is not None:
+                        dst = out[..., rg.offsets[i] : rg.offsets[i + 1], c0 : c0 + width]
                         dst.copy_(c.movedim(0, -1))
                 c0 += width
             return out

@@ -1,6 +1,8 @@
 """``Newton``: the nonlinear iteration controller every Python route uses.
 
-Throwing solve (:meth:`Newton.solve`), under ``torch.no_grad()``:
+Throwing solve (:meth:`Newton.solve`), under ``torch.no_grad()`` and in the solver's native
+workspace (:func:`neml2._native.native_workspace`: the tangent sums of one iteration, and of the
+next solve, reuse the memory of the previous one's):
 
 1. ``b0 = -r(u0)``, ``‖b0‖`` per batch element; non-finite → diverged at iter 0;
 2. all elements converged (``‖b‖ < atol or ‖b‖/‖b0‖ < rtol``) → return, 0 iterations;
@@ -24,6 +26,7 @@ from typing import NoReturn
 import torch
 
 from neml2 import log
+from neml2._native import native_workspace, release_native_workspace
 from neml2._registry import register_neml2_object
 from neml2.es import AssembledMatrix, AssembledVector
 from neml2.schema import HitSchema, dependency, option
@@ -173,6 +176,11 @@ class Newton(HitObject):
         self.substep_del_tol = float(substep_del_tol)
         self.collect_log = collect_log
 
+    def release_workspace(self) -> None:
+        """Free the native workspace memory this solver keeps between solves (up to 64 MiB of
+        reused tangent buffers; see :func:`neml2._native.native_workspace`)."""
+        release_native_workspace(self)
+
     # ------------------------------------------------------------------ steps
     def _update(
         self,
@@ -191,7 +199,7 @@ class Newton(HitObject):
         self, problem: NonlinearProblem, u0: AssembledVector
     ) -> tuple[AssembledVector, NonlinearResult]:
         """Solve ``r(u) = 0`` from ``u0``; raise :class:`ConvergenceError` on failure."""
-        with torch.no_grad():
+        with torch.no_grad(), native_workspace(self):
             return self._solve(problem, u0)
 
     def _solve(
@@ -274,7 +282,7 @@ class Newton(HitObject):
         so with a direct linear solver each row ends bit-identical to solving it alone
         (Krylov iteration counts depend on the whole batch).
         """
-        with torch.no_grad():
+        with torch.no_grad(), native_workspace(self):
             return self._solve_masked(problem, u0)
 
     def _solve_masked(self, problem: NonlinearProblem, u0: AssembledVector) -> MaskedSolveResult:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import torch
 
 from neml2.tensors._eager import plain_eager
+from neml2.tensors._outputs import empty_output
 
 __all__ = ["apply", "projectors"]
 
@@ -46,11 +47,15 @@ def apply(d: torch.Tensor, op: torch.Tensor) -> torch.Tensor:
     result keeps that order: stored ``(..., n, B)`` as ``(opᵀ dᵀ)ᵀ``, stored with the trailing
     axis outermost (e.g. a tangent ``(n, K, B)``) as ``opᵀ`` times the ``(n, rest)`` matrix. A
     product written batch-outermost instead would make every later pointwise op mixing the two
-    layouts pay for it."""
+    layouts pay for it. A large result of the trailing-axis-outermost case is written into
+    :func:`~neml2.tensors._outputs.empty_output` (reused memory inside a Newton solve)."""
     if d.dim() >= 2 and d.stride(-1) != 1:
         if d.mT.is_contiguous():
             return (op.mT @ d.mT).mT
         moved = d.movedim(-1, 0)
         if moved.is_contiguous():
-            return (op.mT @ moved.reshape(moved.shape[0], -1)).reshape(moved.shape).movedim(0, -1)
+            rows = moved.reshape(moved.shape[0], -1)
+            out = empty_output(rows.shape, rows)
+            product = op.mT @ rows if out is None else torch.mm(op.mT, rows, out=out)
+            return product.reshape(moved.shape).movedim(0, -1)
     return d @ op

@@ -34,6 +34,7 @@ from typing import Any
 
 import torch
 
+from neml2._native import native_workspace
 from neml2._registry import register_neml2_object
 from neml2.es import AssembledVector
 from neml2.es._layout import broadcast_batch
@@ -262,7 +263,8 @@ class ImplicitUpdate(Model):
         result = tuple(uvals[n] for n in system.unknown_names)
         if v is None:
             return self._keep_guess_batch(result, guess)
-        return (*result, self._ift(u, uvals, v))
+        with native_workspace(self.solver):  # the solve's memory, warm
+            return (*result, self._ift(u, uvals, v))
 
     def _keep_guess_batch(
         self, result: tuple[TensorWrapper, ...], guess: dict[str, Any]

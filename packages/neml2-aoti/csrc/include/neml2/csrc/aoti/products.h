@@ -32,7 +32,9 @@ struct ProductTerm
 /// batch-innermost tangents). Terms are summed in order,
 /// broadcast factors folded into the scale, so the result equals the ATen sequence up to
 /// rounding. The rows are summed with the vectors of `path` (default: simd_path(), i.e.
-/// NEML2_SIMD). Throws FatalError naming the term at fault (no terms, undefined b, dtype,
+/// NEML2_SIMD); rows of at most 9 elements (batch-outermost operands, whose rows are a trailing
+/// Mandel, vector or tensor axis) by loops unrolled at compile time for their length. Inside a
+/// WorkspaceScope the output comes from the scope's workspace (workspace.h). Throws FatalError naming the term at fault (no terms, undefined b, dtype,
 /// device, shapes that do not broadcast) and on a path this CPU lacks.
 NEML2_AOTI_EXPORT at::Tensor sum_of_products(const std::vector<ProductTerm> & terms,
                                              std::optional<SimdPath> path = std::nullopt);
