@@ -212,6 +212,7 @@ bind_linalg(py::module_ & m)
       py::arg("dtype"),
       "An uninitialized contiguous CPU tensor: from this thread's workspace inside a "
       "workspace_scope (its memory returns there when freed), else a plain torch.empty.");
+  m.attr("DEFAULT_RETAINED_WORKSPACE_BYTES") = default_retained_workspace_bytes;
   m.def("workspace_free_bytes",
         [] { return workspace_free_bytes(); },
         "Bytes of freed outputs this thread's workspace holds for reuse (0 outside a "

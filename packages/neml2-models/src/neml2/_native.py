@@ -83,7 +83,7 @@ def native_workspace(owner: object | None = None) -> AbstractContextManager[obje
     fresh pages per Newton iteration); a no-op without neml2-aoti.
 
     With ``owner`` (e.g. a solver), the memory is ``owner``'s own neml2-aoti ``Workspace``,
-    which keeps up to its retained bytes (64 MiB) from one scope to the next and is freed with
+    which keeps up to its retained bytes (128 MiB) from one scope to the next and is freed with
     ``owner``; without, a temporary one freed when the scope exits.
     """
     scope = native("workspace_scope")

@@ -120,7 +120,7 @@ def test_native_workspace_reuses_memory_and_changes_no_value(
     assert kept and max(kept) >= 19 * 2000 * 6 * 8
     assert aoti.workspace_free_bytes() == 0  # no scope outside the solve
     workspace: Any = _native._WORKSPACES[model.solver]
-    assert 0 < workspace.free_bytes <= 64 << 20  # kept for the next solve, within its bound
+    assert 0 < workspace.free_bytes <= aoti.DEFAULT_RETAINED_WORKSPACE_BYTES  # for the next solve
     model.solver.release_workspace()
     assert workspace.free_bytes == 0 and model.solver not in _native._WORKSPACES
     with monkeypatch.context() as m:

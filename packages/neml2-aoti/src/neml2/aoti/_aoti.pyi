@@ -95,6 +95,9 @@ def sum_of_products(
     output is written once, in the memory order of the largest operand.
     """
 
+DEFAULT_RETAINED_WORKSPACE_BYTES: int
+"""Bytes of freed outputs a :class:`Workspace` keeps between scopes by default (128 MiB)."""
+
 class Workspace:
     """Memory for the outputs of ``sum_of_products`` and ``workspace_empty`` inside a
     ``workspace_scope`` entered with it.
@@ -105,7 +108,8 @@ class Workspace:
     touched. Thread-safe.
     """
 
-    def __init__(self, retained_bytes: int = 67108864) -> None: ...
+    def __init__(self, retained_bytes: int = ...) -> None:
+        """``retained_bytes``: by default :data:`DEFAULT_RETAINED_WORKSPACE_BYTES`."""
     @property
     def free_bytes(self) -> int:
         """Bytes of freed outputs kept for reuse."""

@@ -177,7 +177,7 @@ class Newton(HitObject):
         self.collect_log = collect_log
 
     def release_workspace(self) -> None:
-        """Free the native workspace memory this solver keeps between solves (up to 64 MiB of
+        """Free the native workspace memory this solver keeps between solves (up to 128 MiB of
         reused tangent buffers; see :func:`neml2._native.native_workspace`)."""
         release_native_workspace(self)
 

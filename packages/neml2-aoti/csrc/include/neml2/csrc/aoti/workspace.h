@@ -15,9 +15,10 @@ namespace detail
 struct WorkspacePool;
 }
 
-/// Bytes of freed outputs a Workspace keeps from one scope to the next, by default: a Newton
-/// iteration of the Chaboche step at 10^4 points frees 46 MiB of them.
-inline constexpr std::size_t default_retained_workspace_bytes = std::size_t(64) << 20;
+/// Bytes of freed outputs a Workspace keeps from one scope to the next, by default: at 10^4
+/// points a Newton iteration of the Chaboche step frees 46 MiB of them, and the right-hand side
+/// of its implicit-function sensitivities is one 50 MiB block.
+inline constexpr std::size_t default_retained_workspace_bytes = std::size_t(128) << 20;
 
 /// Memory for the outputs that sum_of_products (and workspace_empty_strided) allocate inside a
 /// WorkspaceScope.
