@@ -84,7 +84,8 @@ def native_workspace(owner: object | None = None) -> AbstractContextManager[obje
 
     With ``owner`` (e.g. a solver), the memory is ``owner``'s own neml2-aoti ``Workspace``,
     which keeps up to its retained bytes (128 MiB) from one scope to the next and is freed with
-    ``owner``; without, a temporary one freed when the scope exits.
+    ``owner``; without (or for an owner that is unhashable or not weakly referenceable), a
+    temporary one freed when the scope exits.
     """
     scope = native("workspace_scope")
     if scope is None:
@@ -92,9 +93,12 @@ def native_workspace(owner: object | None = None) -> AbstractContextManager[obje
     make = native("Workspace")
     if owner is None or make is None:
         return cast(AbstractContextManager[object], scope())
-    workspace = _WORKSPACES.get(owner)
-    if workspace is None:
-        workspace = _WORKSPACES[owner] = make()
+    try:
+        workspace = _WORKSPACES.get(owner)
+        if workspace is None:
+            workspace = _WORKSPACES[owner] = make()
+    except TypeError:  # an owner that is unhashable or cannot be weakly referenced
+        return cast(AbstractContextManager[object], scope())
     return cast(AbstractContextManager[object], scope(workspace))
 
 

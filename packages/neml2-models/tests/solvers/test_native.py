@@ -201,3 +201,33 @@ def test_parts_fall_back_to_the_assembled_blocks(
     torch.testing.assert_close(
         x.double(), torch.linalg.solve(dense.double(), b.tensors[0].double()), **_tol(dtype)
     )
+
+
+def test_workspace_owners_that_cannot_be_keys_get_a_temporary_workspace() -> None:
+    """A solver that is unhashable or not weakly referenceable still solves in a workspace (a
+    temporary one); a plain owner gets its own, kept between scopes."""
+    aoti = pytest.importorskip("neml2.aoti._aoti")
+    from neml2 import _native as core
+
+    class Unhashable:
+        __hash__ = None  # type: ignore[assignment]
+
+    class Slotted:
+        __slots__ = ()
+
+    terms = [(1.0, None, torch.ones(19, 2000, 6, dtype=torch.float64))]
+    for owner in (Unhashable(), Slotted()):
+        with core.native_workspace(owner):
+            aoti.sum_of_products(terms)  # freed at once: kept by the workspace
+            assert aoti.workspace_free_bytes() > 0
+        assert aoti.workspace_free_bytes() == 0  # the temporary workspace ended with its scope
+
+    class Owner:
+        pass
+
+    plain = Owner()
+    with core.native_workspace(plain):
+        aoti.sum_of_products(terms)
+    assert core._WORKSPACES[plain].free_bytes > 0  # type: ignore[attr-defined]
+    core.release_native_workspace(plain)
+    assert plain not in core._WORKSPACES
