@@ -473,7 +473,9 @@ def sanitize(session: nox.Session) -> None:
             [_tool("ctest"), "--test-dir", str(build), "--output-on-failure", "-j", "2"]
             for _, build in tests
         ]
-        pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        # --capture=sys: a sanitizer report is written to file descriptor 2 just before the
+        # process aborts; pytest's default fd capture would take it down with the process
+        pytest = [sys.executable, "-m", "pytest", "-q", "--capture=sys", "-p", "no:cacheprovider"]
         steps.append([sys.executable, "-c", SANITIZED_PROBE, preload[1]])
         steps.append([*pytest, *NATIVE_TESTS])
         steps.append([*pytest, PARITY_TESTS, "-k", "chaboche and 64"])

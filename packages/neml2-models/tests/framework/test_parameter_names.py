@@ -359,11 +359,8 @@ def test_inputs_report_v3_names(key: tuple[str, str]) -> None:
     assert [n for n, _ in m.named_parameters()] == V3_NAMES[key]
 
 
-#: The benchmark's FCC Taylor model (a copy of the benchmark input; not *.i, so that the registry
-#: coverage test does not count its types as tested): v3.1.0's names. Its
-#: crystal-plasticity types are not implemented yet (issue #28), so the input does not load; the
-#: strict xfail turns into a failure, to be removed, once it does.
 def test_every_input_is_listed() -> None:
+    """Every input with models under bench/inputs and examples has its v3 names written out."""
     files = {p for p, _ in V3_NAMES}
     found = {
         str(p.relative_to(ROOT))
