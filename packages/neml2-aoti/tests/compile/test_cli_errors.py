@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,32 @@ def test_output_sub_batch_that_cannot_be_evaluated_names_the_way_out(
             example_batch_shape=["a='(2;3)'"],
             plan_only=True,
         )
+
+
+PYTHON_TENSOR = """[Tensors]
+  [E]
+    type = Python
+    expr = 'Scalar(torch.tensor(1e5, dtype=torch.float64))'
+  []
+[]
+[Models]
+  [model]
+    type = LinearIsotropicElasticity
+    coefficients = 'E 0.3'
+    coefficient_types = 'YOUNGS_MODULUS POISSONS_RATIO'
+  []
+[]
+"""
+
+
+def test_no_python_tensors(capsys: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--no-python-tensors refuses the input's Python expression before anything is exported
+    (and leaves the process environment as it was)."""
+    monkeypatch.delenv("NEML2_ALLOW_PYTHON_TENSORS", raising=False)
+    path = tmp_path / "m.i"
+    path.write_text(PYTHON_TENSOR)
+    err = _run(capsys, str(path), "--model", "model", "--plan", "--no-python-tensors",
+               "--output-dir", str(tmp_path / "out"))  # fmt: skip
+    assert "[Tensors/E] (type='Python'): Python tensors are switched off" in err
+    assert "NEML2_ALLOW_PYTHON_TENSORS" not in os.environ
+    assert not (tmp_path / "out" / "model" / "metadata.json").exists()

@@ -22,7 +22,7 @@ from torch import nn
 
 from neml2._registry import NotRegisteredError, load_module, register_neml2_object, registry
 from neml2.hit import HitError, Section, parse_file, parse_text
-from neml2.schema import HitSchema, SchemaField
+from neml2.schema import MISSING, HitSchema, SchemaField
 
 __all__ = [
     "InputError",
@@ -82,15 +82,26 @@ def _read_option(node: Section, f: SchemaField, key: str) -> Any:
     return node.get_str(key)
 
 
+#: field kinds whose value has no fallback (variable names default to the field's own name)
+_REQUIRED_KINDS = ("option", "dependency", "parameter", "parameters", "buffer", "buffers")
+
+
 def kwargs_from_hit(cls: Any, node: Section, factory: Any) -> dict[str, Any]:
-    """Constructor values for the schema options present in ``node`` (typed by field kind)."""
+    """Constructor values for the schema options present in ``node`` (typed by field kind).
+
+    A required option (no default) that ``node`` lacks is a ``ValueError`` naming it.
+    """
     schema: HitSchema | None = getattr(cls, "hit", None)
     out: dict[str, Any] = {}
     if schema is None:
         return out
     for f in schema.fields:
         key = f.knob
-        if key is None or not node.has_field(key):
+        if key is None:
+            continue
+        if not node.has_field(key):
+            if f.default is MISSING and f.kind in _REQUIRED_KINDS:
+                raise ValueError(f"missing required option '{key}' ({f.doc})")
             continue
         k = f.kind
         if k in ("var_inputs", "parameters", "buffers"):
@@ -149,8 +160,12 @@ class InputFile:
         *,
         device: torch.device | str | None = None,
         dtype: torch.dtype | str | None = None,
+        allow_python: bool | None = None,
     ) -> None:
         self.root = root
+        #: ``[Tensors] type = Python`` blocks may be evaluated (``None``: as
+        #: ``NEML2_ALLOW_PYTHON_TENSORS`` says, allowed when unset)
+        self.allow_python = allow_python
         self.path = Path(path) if path is not None else None
         self.device = torch.device(device) if device is not None else None
         self.dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
@@ -233,7 +248,9 @@ class InputFile:
         try:
             cls: Any = registry.get(section, tname, block=name)
         except NotRegisteredError as e:
-            raise NotRegisteredError(f"{_loc(node)}: {e}") from None
+            err = NotRegisteredError(f"{_loc(node)}: {e}")
+            err._neml2_located = True  # type: ignore[attr-defined]  # kept by the referring block
+            raise err from None
         prefix = f"{_loc(node)}: [{node.path}] (type='{tname}'): "
         try:
             reject_unknown_fields(cls, node)
@@ -327,12 +344,15 @@ def load_input(
     additional_args: Sequence[str] | str = (),
     device: torch.device | str | None = None,
     dtype: torch.dtype | str | None = None,
+    allow_python: bool | None = None,
 ) -> InputFile:
     """Parse an input file (``additional_args``: command-line overrides like ``Models/m/E:=1``;
-    ``pre``/``post``: HIT text before/after the file, one string or a sequence of snippets)."""
+    ``pre``/``post``: HIT text before/after the file, one string or a sequence of snippets;
+    ``allow_python=False`` refuses ``[Tensors] type = Python`` blocks, ``None`` follows
+    ``NEML2_ALLOW_PYTHON_TENSORS``)."""
     args = additional_args.split() if isinstance(additional_args, str) else list(additional_args)
     root = parse_file(path, pre=_snippets(pre), post=_snippets(post), overrides=args)
-    return InputFile(root, path, device=device, dtype=_dtype(dtype))
+    return InputFile(root, path, device=device, dtype=_dtype(dtype), allow_python=allow_python)
 
 
 def load_string(
@@ -344,11 +364,13 @@ def load_string(
     device: torch.device | str | None = None,
     dtype: torch.dtype | str | None = None,
     filename: str = "<string>",
+    allow_python: bool | None = None,
 ) -> InputFile:
-    """Parse HIT ``text`` (relative paths resolve against the working directory)."""
+    """Parse HIT ``text`` (relative paths resolve against the working directory;
+    ``allow_python`` as for :func:`load_input`)."""
     args = additional_args.split() if isinstance(additional_args, str) else list(additional_args)
     root = parse_text(text, filename, pre=_snippets(pre), post=_snippets(post), overrides=args)
-    return InputFile(root, None, device=device, dtype=_dtype(dtype))
+    return InputFile(root, None, device=device, dtype=_dtype(dtype), allow_python=allow_python)
 
 
 def load_model(
@@ -357,9 +379,13 @@ def load_model(
     *,
     device: torch.device | str | None = None,
     dtype: torch.dtype | str | None = None,
+    allow_python: bool | None = None,
 ) -> Any:
-    """Load ``[Models/<model_name>]`` from an input file."""
-    return load_input(path, device=device, dtype=dtype).get_model(model_name)
+    """Load ``[Models/<model_name>]`` from an input file (``allow_python``: see
+    :func:`load_input`)."""
+    return load_input(path, device=device, dtype=dtype, allow_python=allow_python).get_model(
+        model_name
+    )
 
 
 def load_nonlinear_system(

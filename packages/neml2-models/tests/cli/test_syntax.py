@@ -142,3 +142,21 @@ def test_server_errors(line: str, error: dict[str, object], detail: str) -> None
     out = io.StringIO()
     serve(io.StringIO(line + "\n"), out)
     assert json.loads(out.getvalue()) == resp
+
+
+def test_closed_pipe_ends_quietly() -> None:
+    """``neml2-syntax --json - | head``: the reader leaves early; no error message, status 141
+    (128 + SIGPIPE) as for other command-line tools."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen(
+        [sys.executable, "-m", "neml2.cli.syntax", "--json", "-"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert p.stdout is not None and p.stderr is not None
+    assert p.stdout.read(64).startswith(b"[")
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=120) == 141
+    assert err == b""

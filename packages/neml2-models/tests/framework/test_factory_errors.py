@@ -269,3 +269,43 @@ def test_missing_tensors_reference(tmp_path: Path) -> None:
         "option 'c'",
         "cannot resolve spec 'missing_tensor' as a literal or [Tensors] entry",
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "getter", "name", "option"),
+    [
+        ("[EquationSystems]\n[eq]\n type = NonlinearSystem\n[]\n[]\n", "get_equation_system",
+         "eq", "model"),
+        ("[Drivers]\n[d]\n type = TransientDriver\n model = 'good'\n[]\n[]\n", "get_driver", "d",
+         "prescribed_time"),
+        ("[Drivers]\n[d]\n type = TransientDriver\n prescribed_time = 1\n[]\n[]\n", "get_driver",
+         "d", "model"),
+    ],
+)  # fmt: skip
+def test_missing_required_option_of_other_sections(
+    tmp_path: Path, extra: str, getter: str, name: str, option: str
+) -> None:
+    """Every section names a missing required option (never a constructor's 'missing 1
+    required positional argument' or a bare KeyError)."""
+    f = _file(tmp_path, "", extra)
+    with pytest.raises(ValueError) as info:
+        getattr(f, getter)(name)
+    msg = str(info.value)
+    assert "bad.i:" in msg and f"/{name}] (type=" in msg
+    assert f"missing required option '{option}'" in msg, msg
+    assert "positional argument" not in msg
+
+
+def test_unregistered_type_of_a_referenced_block(tmp_path: Path) -> None:
+    """A child with an unknown type is the unknown-type error with suggestions (located at the
+    child), not a missing-block error of the composition that refers to it."""
+    f = _file(
+        tmp_path,
+        "[m]\n type = ScalarLinearCombinaton\n[]\n[c]\n type = ComposedModel\n models = 'm'\n[]\n",
+    )
+    with pytest.raises(neml2.factory.NotRegisteredError) as info:
+        f.get_model("c")
+    assert not isinstance(info.value, neml2.factory.MissingBlockError)
+    msg = str(info.value)
+    assert "bad.i:8: Type 'ScalarLinearCombinaton' is not registered" in msg  # [m]'s line
+    assert "Did you mean: ScalarLinearCombination" in msg

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from neml2.hit._error import HitError
+from neml2.hit._files import read_bounded
 from neml2.hit._merge import merge, parse_token
 from neml2.hit._nodes import Section
 from neml2.hit._parser import parse_source
@@ -54,7 +55,7 @@ def parse_file(
     """Parse the HIT file at ``path`` (see :func:`parse_text`)."""
     name = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_bounded(name, regular_only=False)
     except FileNotFoundError:
         raise HitError(f"input file not found: '{name}'", name, 0, 0) from None
     except (OSError, UnicodeDecodeError, ValueError) as e:

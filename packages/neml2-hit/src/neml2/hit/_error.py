@@ -26,11 +26,11 @@ class HitError(ValueError):
         col: int = 0,
         source_line: str = "",
     ) -> None:
-        self.reason = reason
+        self.reason = _replace_undecodable(reason)
         self.file = file
         self.line = line
         self.col = col
-        self.source_line = source_line
+        self.source_line = _replace_undecodable(source_line)
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -42,3 +42,9 @@ class HitError(ValueError):
 
     def __reduce__(self) -> tuple[type[HitError], tuple[str, str, int, int, str]]:
         return (HitError, (self.reason, self.file, self.line, self.col, self.source_line))
+
+
+def _replace_undecodable(text: str) -> str:
+    """A non-UTF-8 byte kept by the reader (a lone surrogate) as U+FFFD, so the message prints
+    and encodes anywhere."""
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from neml2.hit._error import HitError
+from neml2.hit._files import is_inside, read_bounded, undecodable_byte
 from neml2.hit._nodes import Blank, Comment, Field, Include, Section
 from neml2.hit._source import Source
 from neml2.hit._syntax import BARE, NAME
@@ -184,6 +185,15 @@ class _Reader:
         if isinstance(got, str):
             raise self.fail(f"{got} for field '{key}'", vpos)
         value, quote, end = got
+        bad = undecodable_byte(value)
+        if bad is not None:
+            at = vpos + len(quote) + bad[0]
+            offset = len(text[:at].encode("utf-8", errors="surrogateescape"))
+            raise self.fail(
+                f"byte 0x{bad[1]:02X} (file offset {offset}) in the value of field '{key}' is "
+                f"not UTF-8: save the file as UTF-8",
+                at,
+            )
         vline, vcol = self.line, vpos - self.line_start + 1
         self.store(key, value, quote, m.group(2) == ":=", col, (vline, vcol))
         self.advance(end)
@@ -229,15 +239,16 @@ class _Reader:
             names = " -> ".join([name for name, _ in self.chain] + [path])
             raise self.fail(f"include cycle: {names}", target_pos)
         try:
-            with open(path, encoding="utf-8") as fh:
-                content = fh.read()
+            content = read_bounded(path, regular_only=True)
         except FileNotFoundError:
             reason = f"include file not found: '{target}' (looked for {path})"
             raise self.fail(reason, target_pos) from None
         except (OSError, UnicodeDecodeError, ValueError) as e:
             raise self.fail(f"cannot read include file '{target}': {e}", target_pos) from None
         chain = [*self.chain, (path, key)]
-        sub = _Reader(Source(path, _normalize(content)), self.container, self.raw, chain)
+        home = os.path.dirname(self.chain[0][1]) if self.chain else os.getcwd()
+        source = Source(path, _normalize(content), private=not is_inside(key, home))
+        sub = _Reader(source, self.container, self.raw, chain)
         sub.index, sub.depth = self.index, self.depth
         sub.run()
 

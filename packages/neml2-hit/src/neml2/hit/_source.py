@@ -7,14 +7,22 @@ from neml2.hit._error import HitError
 __all__ = ["Source"]
 
 
+#: shown in place of a line of a private source (an include from outside the input's tree)
+PRIVATE_LINE = "(line not shown: the file lies outside the input file's directory)"
+
+
 class Source:
-    """One piece of HIT text (a file, a snippet or a command-line token) and its name."""
+    """One piece of HIT text (a file, a snippet or a command-line token) and its name.
 
-    __slots__ = ("_lines", "name", "text")
+    ``private``: errors locate but do not quote its lines (see :mod:`neml2.hit._files`).
+    """
 
-    def __init__(self, name: str, text: str) -> None:
+    __slots__ = ("_lines", "name", "private", "text")
+
+    def __init__(self, name: str, text: str, *, private: bool = False) -> None:
         self.name = name
         self.text = text
+        self.private = private
         self._lines: list[str] | None = None
 
     def line_text(self, line: int) -> str:
@@ -27,4 +35,5 @@ class Source:
 
     def error(self, reason: str, line: int, col: int) -> HitError:
         """A :class:`HitError` located at ``line:col`` of this source."""
-        return HitError(reason, self.name, line, col, self.line_text(line))
+        quoted = PRIVATE_LINE if self.private else self.line_text(line)
+        return HitError(reason, self.name, line, col, quoted)

@@ -2,16 +2,21 @@
 
 Every tool parses with ``parse_known_args``: unrecognised tokens are HIT overrides
 (``Models/m/E:=2e5``). ``--load`` (repeatable) imports user code first. Failures print one
-``Error: <message>`` to stderr and exit with status 1.
+``Error: <message>`` to stderr and exit with status 1. neml2's own warnings about the input
+(:class:`~neml2.factory.InputWarning`) print as one ``Warning: <message>`` line each.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import re
+import signal
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
+from typing import TextIO
 
 import torch
 
@@ -19,6 +24,8 @@ from neml2._registry import load_module
 
 __all__ = [
     "add_load",
+    "add_python_switch",
+    "allow_python",
     "apply_loads",
     "error",
     "guarded",
@@ -54,6 +61,21 @@ def add_load(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_python_switch(parser: argparse.ArgumentParser) -> None:
+    """The ``--no-python-tensors`` switch (refuse ``[Tensors] type = Python`` blocks)."""
+    parser.add_argument(
+        "--no-python-tensors",
+        action="store_true",
+        help="refuse [Tensors] blocks of type Python (they run code from the input file); "
+        "also NEML2_ALLOW_PYTHON_TENSORS=0",
+    )
+
+
+def allow_python(args: argparse.Namespace) -> bool | None:
+    """``load_input``'s ``allow_python`` for the parsed switch (``None``: the environment's)."""
+    return False if getattr(args, "no_python_tensors", False) else None
+
+
 def apply_loads(paths: Sequence[str]) -> None:
     """Import every ``--load`` target."""
     for p in paths:
@@ -82,11 +104,22 @@ def message(e: BaseException) -> str:
 
 
 def guarded(fn: Callable[[], int]) -> int:
-    """Run ``fn``; report any exception as ``Error: …`` and return 1."""
+    """Run ``fn``; report any exception as ``Error: …`` and return 1.
+
+    A closed standard output (``neml2-syntax --json - | head``) ends the tool quietly with
+    status 141 (128 + SIGPIPE), as a command killed by SIGPIPE ends.
+    """
     try:
         return fn()
     except (KeyboardInterrupt, SystemExit):
         raise
+    except BrokenPipeError:
+        # nothing more can reach the reader; point stdout at /dev/null so that the interpreter's
+        # final flush does not raise again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
     except Exception as e:
         return error(message(e))
 
@@ -99,7 +132,28 @@ def run_tool(
     """Parse ``argv`` (default ``sys.argv[1:]``; unknown tokens are HIT overrides) and
     :func:`guarded` ``run(args, overrides)``."""
     args, extra = make_parser().parse_known_args(sys.argv[1:] if argv is None else list(argv))
-    return guarded(lambda: run(args, extra))
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return guarded(lambda: run(args, extra))
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """``Warning: <message>`` for warnings about the input; Python's format for the rest."""
+    from neml2.factory import InputWarning
+
+    if issubclass(category, InputWarning):
+        print(f"Warning: {message}", file=file or sys.stderr)
+    else:
+        (file or sys.stderr).write(
+            warnings.formatwarning(message, category, filename, lineno, line)
+        )
 
 
 @contextlib.contextmanager

@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from neml2._outputs import atomic_output
 from neml2.tensor_sources.csv import SUFFIXES
 
 __all__ = ["History", "build_history", "default_plot_columns", "plot_history", "write_csv"]
@@ -111,8 +112,8 @@ def build_history(
 
 
 def write_csv(history: History, path: str | Path) -> None:
-    """Write the table (full float precision; empty cells for unrecorded values)."""
-    with Path(path).open("w", newline="") as fh:
+    """Write the table atomically (full float precision; empty cells for unrecorded values)."""
+    with atomic_output(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(history.columns)
         for r in history.rows:
@@ -174,4 +175,5 @@ def plot_history(history: History, x: str, ys: list[str], path: str | Path) -> N
         ax.legend()
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
-    fig.savefig(str(path))
+    with atomic_output(path, "wb") as fh:
+        fig.savefig(fh, format=Path(path).suffix[1:].lower() or None)

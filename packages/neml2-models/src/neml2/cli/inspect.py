@@ -8,7 +8,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from neml2.cli._common import add_load, apply_loads, error, message, new_parser
+from neml2.cli._common import (
+    add_load,
+    add_python_switch,
+    allow_python,
+    apply_loads,
+    error,
+    message,
+    new_parser,
+)
 
 __all__ = ["describe", "format_text", "main", "parser"]
 
@@ -37,6 +45,7 @@ def parser() -> argparse.ArgumentParser:
         "--graph", action="store_true", help="print the optimized py-jit graph (see below)"
     )
     add_load(p)
+    add_python_switch(p)
     return p
 
 
@@ -93,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from neml2.factory import load_input
 
         apply_loads(args.load)
-        factory = load_input(args.input, additional_args=extra)
+        factory = load_input(args.input, additional_args=extra, allow_python=allow_python(args))
         model = factory.get_model(args.model)
         rec = describe(model, factory.settings)
         if args.graph:

@@ -9,8 +9,11 @@ from typing import Any
 
 import torch
 
+from neml2._outputs import check_writable
 from neml2.cli._common import (
     add_load,
+    add_python_switch,
+    allow_python,
     apply_loads,
     new_parser,
     parse_device,
@@ -49,6 +52,13 @@ def parser() -> argparse.ArgumentParser:
         help="floating dtype (default float64)",
     )
     add_load(p)
+    add_python_switch(p)
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse to run when a model input is neither prescribed nor initialized "
+        "(default: a warning, and the input is zero at every step)",
+    )
     p.add_argument("--csv", metavar="FILE", help="write the recorded history to FILE as CSV")
     p.add_argument(
         "--vars",
@@ -73,6 +83,15 @@ def _transient(driver: Any, name: str) -> Any:
             f"[Drivers/{name}] is a {type(driver).__name__}"
         )
     return d
+
+
+def _set_strict(driver: Any) -> None:
+    """``strict = True`` on the driver and every driver it wraps that has the switch."""
+    d = driver
+    while d is not None:
+        if hasattr(d, "strict"):
+            d.strict = True
+        d = getattr(d, "driver", None)
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -103,11 +122,22 @@ def run(args: argparse.Namespace, overrides: list[str]) -> int:
     dtype = getattr(torch, args.dtype)
     if (args.vars or args.plot_x or args.plot_y) and not (args.csv or args.plot):
         raise ValueError("--vars/--plot-x/--plot-y need --csv or --plot")
+    for flag, target in (("--csv", args.csv), ("--plot", args.plot)):
+        if target:
+            check_writable(target, flag)
     apply_loads(args.load)
     with torch_defaults(dtype, device):
-        factory = load_input(args.input, additional_args=overrides, device=device, dtype=dtype)
+        factory = load_input(
+            args.input,
+            additional_args=overrides,
+            device=device,
+            dtype=dtype,
+            allow_python=allow_python(args),
+        )
         driver = factory.get_driver(args.driver)
         transient = _transient(driver, args.driver) if (args.csv or args.plot) else None
+        if args.strict:
+            _set_strict(driver)
         driver.run()
         if transient is not None:
             _history_outputs(args, transient)

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from neml2._outputs import atomic_output
 from neml2._registry import registry
 from neml2.cli._common import add_load, apply_loads, new_parser, run_tool
 from neml2.cli._syntax import option_records, records
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     if out == "-":
         print(text)
     else:
-        with open(out, "w") as fh:
+        with atomic_output(out) as fh:
             fh.write(text + "\n")
     return 0
 

@@ -8,6 +8,12 @@ With time steps :math:`t_0, \dots, t_{n-1}` (leading axis of ``prescribed_time``
   :math:`k-1` (``x`` for :math:`j = 1`, else ``x~(j-1)``; outputs first, then inputs), fills the
   inputs still missing with base-shape zeros (not recorded) and records the model's outputs.
 
+Before the first step the driver names every model input it neither prescribes nor initializes
+(:meth:`TransientDriver.unsupplied_inputs`): such an input is zero at every step, which is NEML2
+v3's behaviour but usually a mistake (a typo in a parameter value reads as a variable name). It is
+an :class:`~neml2.factory.InputWarning` by default and an error with ``strict=True``
+(``neml2-run --strict``).
+
 ``result()`` maps ``input.<k>.<var>`` / ``output.<k>.<var>`` to raw tensors.
 """
 
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,8 +29,10 @@ from typing import Any
 import torch
 
 from neml2 import log
+from neml2._outputs import atomic_output, check_writable
 from neml2._registry import register_neml2_object
 from neml2.drivers._base import TENSOR_TYPES, Driver, pair_options, resolve_value
+from neml2.factory import InputError, InputWarning
 from neml2.schema import HitSchema, SchemaField, dependency, option
 from neml2.solvers._errors import ConvergenceError
 from neml2.tensors import Scalar, TensorWrapper
@@ -57,6 +66,18 @@ def _lag(name: str) -> tuple[str, int] | None:
     return (m.group(1), int(m.group(2))) if m else None
 
 
+def _promoted_from(model: Any) -> dict[str, str]:
+    """Input variable → `` (parameter 'p' of [Models/block])`` for every parameter value that a
+    model of the tree reads as a bare variable name (v3's promotion of a non-number)."""
+    out: dict[str, str] = {}
+    for mod in model.modules():
+        for attr, nl in getattr(mod, "nl_params", {}).items():
+            if nl.provider is None and nl.input_name not in out:
+                block = getattr(mod, "_hit_name", None) or type(mod).__name__
+                out[nl.input_name] = f" (the value of parameter '{attr}' of [Models/{block}])"
+    return out
+
+
 def _slice(w: TensorWrapper, k: int) -> TensorWrapper:
     return type(w)(w.data[k], sub_batch_ndim=w.sub_batch_ndim)
 
@@ -74,11 +95,14 @@ class TransientDriver(Driver):
         prescribed_time: Any,
         time: str = "t",
         save_as: str = "",
+        strict: bool = False,
         factory: Any = None,
         name: str | None = None,
         **typed: Any,
     ) -> None:
         super().__init__(factory=factory, name=name)
+        #: an input the driver neither prescribes nor initializes is an error (else a warning)
+        self.strict = strict
         allowed = {f.name for f in self.hit.fields}
         unknown = sorted(set(typed) - allowed)
         if unknown:
@@ -135,6 +159,55 @@ class TransientDriver(Driver):
             self._check_type(key, n, t, ins.get(n, outs.get(n)))
             self._check_sub_batch(key, n, value.sub_batch_shape)
 
+    def unsupplied_inputs(self) -> list[str]:
+        """Model inputs this driver neither prescribes nor initializes, in input order.
+
+        Supplied are the time, the prescribed forces, the inputs with initial conditions and
+        every old value ``x~j`` whose source (``x`` for j = 1, else ``x~(j-1)``) is an output of
+        the model or itself supplied: it is carried over from the previous step (its initial
+        value an initial condition or zero). Every other input is zero at every step.
+        """
+        ins, outs = self.model.input_spec, self.model.output_spec
+        supplied = {n for n, _, _ in self.forces} | {n for n, _, _ in self.ics}
+        supplied.add(self.time_name)
+
+        def is_supplied(name: str) -> bool:
+            if name in supplied:
+                return True
+            lag = _lag(name)
+            if lag is None:
+                return False
+            base, j = lag
+            src = base if j == 1 else f"{base}~{j - 1}"
+            return src in outs or (src in ins and is_supplied(src))
+
+        return [n for n in ins if not is_supplied(n)]
+
+    def _check_supplied(self) -> None:
+        """Warn about (``strict``: refuse) inputs that would be zero-filled at every step."""
+        missing = self.unsupplied_inputs()
+        if not missing:
+            return
+        where = self._where()
+        origins = _promoted_from(self.model)
+        named = ", ".join(f"'{n}'{origins.get(n, '')}" for n in missing)
+        text = (
+            f"{where}: input(s) {named} of {self._model_label()} are neither prescribed nor "
+            f"given an initial condition, so they are zero at every step. Prescribe them "
+            f"(prescribed_<type>_names/values), give initial values (ic_<type>_names/values), "
+            f"or correct the value that was read as a variable name"
+        )
+        if self.strict:
+            raise InputError(f"{text} (strict mode)")
+        warnings.warn(
+            f"{text}; strict=True (neml2-run --strict) makes this an error",
+            InputWarning,
+            stacklevel=3,
+        )
+
+    def _where(self) -> str:
+        return f"[Drivers/{self._hit_name}]" if self._hit_name else "TransientDriver"
+
     def _check_type(self, key: str, name: str, tname: str, expected: Any) -> None:
         if expected is not TENSOR_TYPES[tname]:
             raise ValueError(
@@ -158,7 +231,10 @@ class TransientDriver(Driver):
 
     # ---------------------------------------------------------------------------- running
     def run(self) -> bool:
-        """Run every step; save the results if ``save_as`` is set."""
+        """Run every step; save the results if ``save_as`` is set (checked writable first)."""
+        self._check_supplied()
+        if self.save_as:
+            check_writable(self.save_as, f"{self._where()} option 'save_as'")
         self._inputs, self._outputs = [], []
         ins = self.model.input_spec
         first: dict[str, TensorWrapper] = {}
@@ -258,5 +334,6 @@ class TransientDriver(Driver):
         return {**self.model.input_spec, **self.model.output_spec}
 
     def save_result(self, path: str | Path) -> None:
-        """``torch.save(self.result(), path)``."""
-        torch.save(self.result(), path)
+        """``torch.save(self.result(), path)``, atomically (the old file or the whole new one)."""
+        with atomic_output(path, "wb") as fh:
+            torch.save(self.result(), fh)

@@ -20,6 +20,7 @@ from neml2 import _guard
 from neml2.jit import _trace
 from neml2.models import _derivatives, _jacobian, ad
 from neml2.models._deferred import deferring, deferring_allowed, materialize_all
+from neml2.models._names import check_variable_names
 from neml2.models._params import NLParam, PromotedParam, resolve_constant, resolve_provider
 from neml2.models._store import store_schema_values
 from neml2.models._typed import as_type, broadcast
@@ -99,6 +100,7 @@ class Model(nn.Module):
                 f"{type(self).__name__}: unexpected constructor argument(s) {sorted(hit_values)}"
             )
         self.__post_init__()
+        check_variable_names((*self.input_spec, *self.output_spec), hit_values)
 
     def __post_init__(self) -> None:
         """Hook run after the schema values are stored (e.g. to call :meth:`request_AD`)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -94,11 +95,12 @@ def test_viscoplasticity(case: ModelCase, dtype: torch.dtype, device: torch.devi
     check_model(case, dtype=dtype, device=device)
 
 
+@pytest.mark.parametrize("bad", ["-1", "inf", "nan"])
 @pytest.mark.parametrize("opt", ["eps0", "k", "b"])
-def test_kocks_mecking_positive_constants(opt: str) -> None:
+def test_kocks_mecking_positive_constants(opt: str, bad: str) -> None:
     text = _hit("KocksMeckingActivationEnergy", f"shear_modulus = 5e4\n    {KM}")
-    text = text.replace(f"{opt} = ", f"{opt} = -", 1)
-    with pytest.raises(ValueError, match=rf"\[Models/model\].*'{opt}'.*positive"):
+    text = re.sub(rf"\b{opt} = \S+", f"{opt} = {bad}", text, count=1)
+    with pytest.raises(ValueError, match=rf"\[Models/model\].*'{opt}'.*positive and finite"):
         load_string(text).get_model("model")
 
 
@@ -128,10 +130,15 @@ def test_annealing_bad_parameters(opts: str, match: str) -> None:
         (_hit("PowerLawIsotropicHardeningStaticRecovery", "tau = 0\n    n = 2"), "tau"),
         (_hit("PowerLawKinematicHardeningStaticRecovery", "tau = -2\n    n = 2"), "tau"),
         (_hit("VolumeChangeEigenstrain", "reference_volume = 0"), "reference_volume"),
+        (
+            _hit("PerzynaPlasticFlowRate", "reference_stress = inf\n    exponent = 2"),
+            "reference_stress",
+        ),
+        (_hit("PowerLawIsotropicHardeningStaticRecovery", "tau = nan\n    n = 2"), "tau"),
     ],
 )
 def test_nonpositive_parameters(text: str, option: str) -> None:
-    with pytest.raises(ValueError, match=rf"\[Models/model\].*'{option}'.*positive"):
+    with pytest.raises(ValueError, match=rf"\[Models/model\].*'{option}'.*positive and finite"):
         load_string(text).get_model("model")
 
 

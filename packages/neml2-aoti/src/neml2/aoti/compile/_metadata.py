@@ -9,13 +9,12 @@ version (``major.minor.patch``) and C++ ABI match the running torch, and (when a
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from neml2._outputs import atomic_output
 from neml2.aoti._errors import FatalError
 
 __all__ = [
@@ -41,17 +40,9 @@ def write_metadata(root: Path, meta: dict[str, Any]) -> Path:
     """Write ``root/metadata.json`` atomically (temp file, fsync, rename)."""
     root.mkdir(parents=True, exist_ok=True)
     path = root / "metadata.json"
-    fd, tmp = tempfile.mkstemp(prefix=".metadata-", suffix=".json", dir=root)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(meta, f, indent=1)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path) as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
     return path
 
 

@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from neml2._outputs import atomic_output
 from neml2.hit import Field, Node, Section, parse_file, write
 
 __all__ = ["write_stub"]
@@ -64,7 +65,6 @@ def write_stub(
     for c in kept:
         root.add(c)
     stub.parent.mkdir(parents=True, exist_ok=True)
-    tmp = stub.with_name(f".{stub.name}.tmp")
-    tmp.write_text(write(root))
-    os.replace(tmp, stub)
+    with atomic_output(stub) as fh:
+        fh.write(write(root))
     return stub

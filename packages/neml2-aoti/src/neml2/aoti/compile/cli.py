@@ -8,8 +8,10 @@ exit 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
 __all__ = ["main", "make_parser"]
@@ -58,6 +60,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.add_argument("--load", action="append", default=[], metavar="PATH",
                    help="import user extensions first (repeatable)")  # fmt: skip
+    p.add_argument("--no-python-tensors", action="store_true",
+                   help="refuse [Tensors] blocks of type Python (they run code from the input "
+                        "file); also NEML2_ALLOW_PYTHON_TENSORS=0")  # fmt: skip
     p.add_argument("--no-cache", action="store_true", help="ignore the compile cache")
     p.add_argument("--no-scalarize", action="store_true",
                    help="lower the Newton graphs of implicit segments as exported (no "
@@ -89,9 +94,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     from neml2.aoti.compile._errors import CompileError
 
+    stack = contextlib.ExitStack()
+
     try:
         from neml2.aoti.compile._pipeline import compile_model
 
+        if args.no_python_tensors:  # the environment carries it to every load, workers included
+            from neml2.tensor_sources.python import ALLOW_ENV_VAR
+
+            stack.enter_context(_environment(ALLOW_ENV_VAR, "0"))
         ebs = args.example_batch_shape
         if ebs is not None and len(ebs) == 1 and "=" not in ebs[0]:
             ebs = ebs[0]
@@ -108,7 +119,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CompileError as e:
         print(f"Error: {e}", file=sys.stderr)
         return 1
+    finally:
+        stack.close()
     return 0
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    """``os.environ[name] = value`` for the block (the previous state restored after)."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
 
 
 if __name__ == "__main__":

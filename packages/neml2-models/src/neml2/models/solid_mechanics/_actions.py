@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["add_action", "add_action_2", "require_positive", "times"]
+import torch
+
+__all__ = ["add_action", "add_action_2", "positive_and_finite", "require_positive", "times"]
 
 
 def add_action(actions: dict[str, Any], key: str | None, fn: Callable[[Any], Any]) -> None:
@@ -50,5 +52,12 @@ def require_positive(model: Any, *names: str) -> None:
         if model.promoted_input(name) is not None:
             continue
         x = model._get_param(name).data
-        if not bool((x > 0).all()):
-            raise ValueError(f"option '{name}': must be positive, got {x.tolist()}")
+        if not positive_and_finite(x):
+            raise ValueError(f"option '{name}': must be positive and finite, got {x.tolist()}")
+
+
+def positive_and_finite(x: torch.Tensor | float) -> bool:
+    """Every entry of ``x`` is > 0 and finite (NaN and inf fail): the rule for moduli, rates
+    and other literal coefficients that must be positive."""
+    t = torch.as_tensor(x)
+    return bool(((t > 0) & torch.isfinite(t)).all())

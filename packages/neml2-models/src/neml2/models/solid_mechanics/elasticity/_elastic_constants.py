@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from neml2.models.solid_mechanics._actions import positive_and_finite
 from neml2.models.solid_mechanics._scalar_function import HyperDual
 from neml2.tensors import Scalar
 
@@ -149,8 +150,10 @@ def declare_coefficients(
         if model.promoted_input(sym) is not None:
             continue
         x = model._get_param(sym).data
-        if sym in _POSITIVE and not bool((x > 0).all()):
-            raise ValueError(f"option 'coefficients': {sym} must be positive, got {spec}")
+        if sym in _POSITIVE and not positive_and_finite(x):
+            raise ValueError(
+                f"option 'coefficients': {sym} must be positive and finite, got {spec}"
+            )
         if sym == "nu" and not bool(((x > -1.0) & (x < 0.5)).all()):
             raise ValueError(
                 f"option 'coefficients': Poisson's ratio must lie in (-1, 0.5), got {spec}"

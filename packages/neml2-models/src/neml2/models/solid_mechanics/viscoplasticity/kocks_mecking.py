@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models.solid_mechanics._actions import positive_and_finite
 from neml2.models.solid_mechanics._scalar_function import (
     HyperDual,
     ScalarMap,
@@ -44,8 +45,8 @@ def _mu(doc: str = "Shear modulus") -> Any:
 def _positive(model: Any, *names: str) -> None:
     for n in names:
         x = getattr(model, n)
-        if not x > 0:
-            raise ValueError(f"option '{n}': must be positive, got {x}")
+        if not positive_and_finite(x):
+            raise ValueError(f"option '{n}': must be positive and finite, got {x}")
 
 
 @register_neml2_object("KocksMeckingActivationEnergy")
