@@ -106,6 +106,24 @@ def tests(session: nox.Session) -> None:
     _matrix(session, "cpu", ["float64", "float32"])
 
 
+ROBUSTNESS_TESTS = [
+    "packages/neml2-hit/tests/test_fuzz.py",  # random and mutated HIT text
+    "packages/neml2-models/tests/framework/test_load_fuzz.py",  # mutated inputs through the factory
+    "packages/neml2-models/tests/cli/test_atomic_outputs.py",  # processes killed while writing
+    "packages/neml2-aoti/tests/runtime/test_model_errors.py",  # damaged and mismatched artifacts
+]
+
+
+@nox.session(python=False)
+def robustness(session: nox.Session) -> None:
+    """Hostile input at full strength: the HIT fuzz (10,500 examples), the load-layer fuzz
+    (1,500 mutated example inputs), outputs of killed processes and damaged artifacts."""
+    _scenario_artifacts(session, ["float64"])
+    session.env["CI"] = "true"  # the HIT fuzz's full example count
+    session.env.setdefault("NEML2_FUZZ_EXAMPLES", "1500")
+    _python(session, "-m", "pytest", *ROBUSTNESS_TESTS, "-q", "-n", "2", "-p", "no:cacheprovider")
+
+
 @nox.session(python=False, default=False)
 def sweep(session: nox.Session) -> None:
     """Model cases of neml2-models' suite compiled and run through py-aoti at batch shapes (),
