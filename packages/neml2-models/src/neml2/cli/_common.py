@@ -116,9 +116,10 @@ def guarded(fn: Callable[[], int]) -> int:
     except BrokenPipeError:
         # nothing more can reach the reader; point stdout at /dev/null so that the interpreter's
         # final flush does not raise again
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        with contextlib.suppress(OSError, ValueError):  # a stdout without a descriptor
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
         return 128 + signal.SIGPIPE
     except Exception as e:
         return error(message(e))
