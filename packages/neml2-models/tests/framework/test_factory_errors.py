@@ -276,6 +276,8 @@ def test_missing_tensors_reference(tmp_path: Path) -> None:
     [
         ("[EquationSystems]\n[eq]\n type = NonlinearSystem\n[]\n[]\n", "get_equation_system",
          "eq", "model"),
+        ("[EquationSystems]\n[eq]\n type = NonlinearSystem\n model = 'good'\n[]\n[]\n",
+         "get_equation_system", "eq", "unknowns"),
         ("[Drivers]\n[d]\n type = TransientDriver\n model = 'good'\n[]\n[]\n", "get_driver", "d",
          "prescribed_time"),
         ("[Drivers]\n[d]\n type = TransientDriver\n prescribed_time = 1\n[]\n[]\n", "get_driver",
