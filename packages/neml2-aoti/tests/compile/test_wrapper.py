@@ -45,6 +45,11 @@ def test_output_slices_are_raw_pointers_and_values_are_unchanged(tmp_path: Path)
         xb = torch.rand(batch, 2, dtype=torch.float64)
         expected = Stacked()(xb)
         got = model(xb)
+        # the same expressions with Inductor's vectorized exp/sqrt: t differs by a few ulp, and
+        # the columns carry that difference times factors up to N_COMPONENTS. Relative to the
+        # column it is unbounded where t - b*k cancels, so the bound is absolute, in units of
+        # |t| <= |t + b| (x >= 0)
+        eps = torch.finfo(torch.float64).eps
+        atol = 8 * eps * N_COMPONENTS * float(expected[0].abs().max())
         for e, g in zip(expected, got, strict=True):
-            # same expressions, Inductor's vectorized exp/sqrt: a few ulp
-            torch.testing.assert_close(g, e, rtol=1e-13, atol=0.0)
+            torch.testing.assert_close(g, e, rtol=8 * eps, atol=atol)
