@@ -1,11 +1,19 @@
 #include "graph.h"
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <mutex>
+#include <sstream>
+#include <tuple>
+
+#include <sys/stat.h>
 
 #include <c10/util/Exception.h>
+#include <c10/util/hash.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
+#include "json.h"
 #include "neml2/csrc/aoti/Exception.h"
 
 namespace neml2::aoti
@@ -21,29 +29,121 @@ loader_mutex()
   static std::mutex m;
   return m;
 }
+
+/// Hex SHA-1 of the file's bytes. A file hashed before in this process is not read again while
+/// its device, inode, size and status-change time (ctime, which every write updates and no user
+/// can set) are unchanged: a host that loads one artifact per thread pays the hash once.
+std::string
+file_sha1(const std::string & path)
+{
+  struct ::stat st
+  {
+  };
+  if (::stat(path.c_str(), &st) != 0)
+    throw FatalError("cannot read graph file '" + path + "'");
+  using Key = std::tuple<dev_t, ino_t, off_t, time_t, long>;
+  const Key key{st.st_dev, st.st_ino, st.st_size, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+  static std::mutex mutex;
+  static std::map<Key, std::string> known;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(key); it != known.end())
+      return it->second;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+  if (!in.read(bytes.data(), st.st_size) || in.peek() != std::char_traits<char>::eof())
+    throw FatalError("cannot read graph file '" + path + "' (it changed while being read)");
+  auto digest = c10::sha1(bytes).str();
+  const std::lock_guard<std::mutex> lock(mutex);
+  return known.emplace(key, std::move(digest)).first->second;
+}
+
+std::vector<TensorSpec>
+tensor_specs(const json::Value & v, const std::string & what)
+{
+  std::vector<TensorSpec> out;
+  for (const auto & e : v.as_array(what))
+  {
+    TensorSpec t;
+    t.dtype = e.at("dtype", what).as_string(what + ".dtype");
+    t.device = e.at("device", what).as_string(what + ".device");
+    for (const auto & d : e.at("shape", what).as_array(what + ".shape"))
+      t.shape.push_back(d.as_int(what + ".shape"));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+/// The signature neml2-compile embedded in the package metadata (key "neml2_signature").
+GraphSignature
+embedded_signature(torch::inductor::AOTIModelPackageLoader & loader, const std::string & path)
+{
+  const auto meta = loader.get_metadata();
+  const auto it = meta.find("neml2_signature");
+  if (it == meta.end())
+    throw FatalError("graph '" + path +
+                     "' carries no neml2 signature (not written by this neml2's neml2-compile); "
+                     "recompile with neml2-compile");
+  const auto what = path + " (neml2_signature)";
+  const auto doc = json::parse(it->second, what);
+  return {tensor_specs(doc.at("inputs", what), what + ".inputs"),
+          tensor_specs(doc.at("outputs", what), what + ".outputs")};
+}
 } // namespace
 
-Graph::Graph(const std::string & path, const c10::Device & device)
+std::string
+TensorSpec::str() const
+{
+  std::ostringstream os;
+  os << dtype << " " << device << " [";
+  for (std::size_t k = 0; k < shape.size(); ++k)
+  {
+    const auto d = shape[k];
+    os << (k ? ", " : "") << (d == -1 ? std::string("B") : d < 0 ? "*" : std::to_string(d));
+  }
+  os << "]";
+  return os.str();
+}
+
+Graph::Graph(const std::string & path, const c10::Device & device, const std::string & sha1)
   : _file(std::filesystem::path(path).filename().string())
 {
   if (!std::filesystem::is_regular_file(path))
     throw FatalError("graph file '" + path +
                      "' listed in metadata.json is missing; the artifact is incomplete, "
                      "re-run neml2-compile");
+  if (const auto actual = file_sha1(path); actual != sha1)
+    throw FatalError("graph file '" + path + "' has sha1 " + actual + ", metadata.json records " +
+                     (sha1.empty() ? std::string("none") : sha1) +
+                     ": the file was changed or comes from another compile; recompile with "
+                     "neml2-compile");
   const c10::DeviceIndex index = device.is_cpu() ? -1 : device.index();
-  try
   {
     const std::lock_guard<std::mutex> lock(loader_mutex());
-    _loader = std::make_unique<torch::inductor::AOTIModelPackageLoader>(
-        path, "model", /*run_single_threaded=*/false, /*num_runners=*/1, index);
+    try
+    {
+      _loader = std::make_unique<torch::inductor::AOTIModelPackageLoader>(
+          path, "model", /*run_single_threaded=*/false, /*num_runners=*/1, index);
+    }
+    catch (const c10::Error & e)
+    {
+      throw FatalError("cannot load graph '" + path + "': " + e.what_without_backtrace());
+    }
+    catch (const std::exception & e)
+    {
+      throw FatalError("cannot load graph '" + path + "': " + e.what());
+    }
   }
-  catch (const c10::Error & e)
+  try
   {
-    throw FatalError("cannot load graph '" + path + "': " + e.what_without_backtrace());
+    _signature = embedded_signature(*_loader, path);
   }
-  catch (const std::exception & e)
+  catch (...)
   {
-    throw FatalError("cannot load graph '" + path + "': " + e.what());
+    const std::lock_guard<std::mutex> lock(loader_mutex());
+    _loader.reset();
+    throw;
   }
 }
 

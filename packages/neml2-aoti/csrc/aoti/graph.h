@@ -1,6 +1,7 @@
 // One compiled .pt2 graph of a leaf, loaded with torch's AOTIModelPackageLoader (private).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,12 +16,31 @@ class AOTIModelPackageLoader;
 
 namespace neml2::aoti
 {
+/// One tensor argument or result of a graph, as neml2-compile recorded it in the package
+/// (ARTIFACT.md §3 "Graph signature"): -1 is the batch axis.
+struct TensorSpec
+{
+  std::string dtype;  // "float64", "float32"
+  std::string device; // device type: "cpu", "cuda"
+  std::vector<int64_t> shape;
+  /// "float64 cpu [B, 6]" (B for the batch axis; * for any size).
+  std::string str() const;
+};
+
+/// The arguments and results a graph's package says it takes and returns.
+struct GraphSignature
+{
+  std::vector<TensorSpec> inputs, outputs;
+};
+
 class Graph
 {
 public:
   /// Load `path`; a cuda device with an index pins the graph to that GPU. FatalError (naming the
-  /// file) when it is missing or torch refuses it.
-  Graph(const std::string & path, const c10::Device & device);
+  /// file) when it is missing, when its bytes do not hash to `sha1` (hex, from metadata.json:
+  /// checked before the package is opened), when torch refuses it, or when it carries no
+  /// signature.
+  Graph(const std::string & path, const c10::Device & device, const std::string & sha1);
   ~Graph();
   Graph(const Graph &) = delete;
   Graph & operator=(const Graph &) = delete;
@@ -31,9 +51,11 @@ public:
   std::vector<at::Tensor> run(std::vector<at::Tensor> && inputs, std::size_t n_outputs) const;
 
   const std::string & file() const { return _file; }
+  const GraphSignature & signature() const { return _signature; }
 
 private:
   std::string _file;
+  GraphSignature _signature;
   std::unique_ptr<torch::inductor::AOTIModelPackageLoader> _loader;
 };
 } // namespace neml2::aoti

@@ -1,7 +1,9 @@
 // Loading an artifact into ModelImpl: metadata.json validation, slots, parameters, graphs.
-// The contract is packages/neml2-aoti/ARTIFACT.md (format "neml2-aoti", schema_version 1).
+// The contract is packages/neml2-aoti/ARTIFACT.md (format "neml2-aoti", schema_version 2).
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include <ATen/ATen.h>
 #include <torch/headeronly/version.h>
@@ -16,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace
 {
-constexpr int64_t kSchemaVersion = 1;
+constexpr int64_t kSchemaVersion = 2;
 constexpr const char * kFormat = "neml2-aoti";
 
 std::string
@@ -60,6 +62,48 @@ opt_string(const json::Value & v, const std::string & key, const std::string & f
   return x && x->is_string() ? x->as_string(key) : fallback;
 }
 
+/// The "flags" of this CPU as /proc/cpuinfo lists them; empty when it cannot be read.
+const std::set<std::string> &
+host_cpu_flags()
+{
+  static const std::set<std::string> flags = []
+  {
+    std::set<std::string> out;
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("flags", 0) == 0 && line.find(':') != std::string::npos)
+      {
+        std::istringstream words(line.substr(line.find(':') + 1));
+        for (std::string w; words >> w;)
+          out.insert(w);
+        break;
+      }
+    return out;
+  }();
+  return flags;
+}
+
+/// A leaf compiled with -march=native records its CPU's instruction-set extensions
+/// (leaves[].cpu_features); this CPU must have every one, or the leaf's code would stop the
+/// process with an illegal instruction. Not checked where /proc/cpuinfo cannot be read.
+void
+check_cpu_features(const json::Value & leaf, const std::string & rel, const std::string & src)
+{
+  const auto * recorded = leaf.find("cpu_features");
+  const auto & host = host_cpu_flags();
+  if (!recorded || host.empty())
+    return;
+  std::string missing;
+  for (const auto & f : recorded->as_array("leaves.cpu_features"))
+    if (const auto & name = f.as_string("leaves.cpu_features"); !host.count(name))
+      missing += (missing.empty() ? "" : ", ") + name;
+  if (!missing.empty())
+    throw FatalError(src + ": leaf " + rel +
+                     " was compiled for a CPU with instructions this CPU lacks (" + missing +
+                     "); running it would stop the process with an illegal instruction. "
+                     "Recompile with neml2-compile on this machine");
+}
+
 std::vector<std::string>
 available_leaves(const fs::path & root)
 {
@@ -80,6 +124,8 @@ struct MetadataReader
   ModelImpl & m;
   fs::path leaf;
   std::string src; // "<root>/metadata.json" for messages
+  /// The leaf's {graph file: sha1} map (leaves[].sha1), null when not recorded.
+  const json::Value * digests = nullptr;
 
   int slot(const std::string & name)
   {
@@ -125,7 +171,13 @@ struct MetadataReader
     const auto * f = gs ? gs->find(key) : nullptr;
     if (!f || f->is_null())
       return nullptr;
-    return std::make_unique<Graph>((leaf / f->as_string("graphs." + key)).string(), m.device);
+    const auto & file = f->as_string("graphs." + key);
+    const auto * sha1 = digests ? digests->find(file) : nullptr;
+    if (!sha1)
+      throw FatalError(src + ": leaf " + leaf.lexically_relative(m.root).string() +
+                       " records no sha1 for graph '" + file + "'; recompile with neml2-compile");
+    return std::make_unique<Graph>(
+        (leaf / file).string(), m.device, sha1->as_string("sha1." + file));
   }
 
   std::vector<int> names(const json::Value & seg, const std::string & key, const std::string & what)
@@ -540,6 +592,9 @@ ModelImpl::ModelImpl(const fs::path & root_in, c10::Device device_in, c10::Scala
         found = true;
         if (const auto * path = l.find("path"))
           rel = path->as_string("leaves.path");
+        if (const auto * sha1 = l.find("sha1"); sha1 && sha1->is_object())
+          reader.digests = sha1;
+        check_cpu_features(l, d + "/" + t, meta.string());
       }
     }
     if (!found)
@@ -555,5 +610,6 @@ ModelImpl::ModelImpl(const fs::path & root_in, c10::Device device_in, c10::Scala
                      "); recompile with neml2-compile ... --device " + dev + " --dtype " +
                      dtype_folder(dtype));
   reader.read(doc);
+  check_graph_signatures(*this, meta.string());
 }
 } // namespace neml2::aoti

@@ -148,6 +148,12 @@ at::Tensor substep_solve(const ImplicitSegment & seg,
                          const at::Tensor & u0,
                          bool & substepped);
 
+/// Compare every loaded graph's embedded signature with the arguments and results metadata.json
+/// implies for it (graph_specs.cpp); FatalError naming `src`, the graph, the position and the
+/// variable at the first difference.
+class ModelImpl;
+void check_graph_signatures(const ModelImpl & m, const std::string & src);
+
 /// The artifact folder of `path`: the folder itself, or the folder of its metadata file
 /// (metadata.json, or NEML2 v3's <model>_meta.json, which need not exist). FatalError for another
 /// existing file.

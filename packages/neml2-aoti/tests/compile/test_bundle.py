@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import zipfile
@@ -24,7 +25,12 @@ def test_metadata_records_versions_and_leaf(
     meta = read_metadata(artifact("elasticity"), "cpu", dtype_name)
     assert meta["torch_version"] == torch.__version__
     assert meta["cxx11_abi"] == bool(torch._C._GLIBCXX_USE_CXX11_ABI)
-    assert {"device": "cpu", "dtype": dtype_name, "path": f"cpu/{dtype_name}"} in meta["leaves"]
+    (leaf,) = (lf for lf in meta["leaves"] if (lf["device"], lf["dtype"]) == ("cpu", dtype_name))
+    assert leaf["path"] == f"cpu/{dtype_name}"
+    graphs = sorted((artifact("elasticity") / leaf["path"]).glob("*.pt2"))
+    assert graphs and sorted(leaf["sha1"]) == [g.name for g in graphs]
+    for g in graphs:
+        assert leaf["sha1"][g.name] == hashlib.sha1(g.read_bytes()).hexdigest()
     assert meta["inputs"] == [
         {"name": "strain", "var_type": "SR2", "base_shape": [6], "sub_batch_shape": [],
          "var_size": 6}
@@ -185,3 +191,14 @@ def _has_avx2() -> bool:
     from torch._inductor.cpu_vec_isa import valid_vec_isa_list
 
     return any(isa.bit_width() == 256 for isa in valid_vec_isa_list())
+
+
+def test_each_graph_records_its_signature(artifact: Callable[[str], Path], dtype_name: str) -> None:
+    """The value graph of the elasticity scenario: strain (B, 6) and the promoted E (B,) in,
+    stress (B, 6) out, in the leaf's dtype, read back through torch's own package loader."""
+    path = artifact("elasticity") / "cpu" / dtype_name / "model.pt2"
+    loaded = torch._inductor.aoti_load_package(str(path))
+    signature = json.loads(loaded.get_metadata()["neml2_signature"])
+    spec = {"dtype": dtype_name, "device": "cpu"}
+    assert signature["inputs"] == [{**spec, "shape": [-1, 6]}, {**spec, "shape": [-1]}]
+    assert signature["outputs"] == [{**spec, "shape": [-1, 6]}]

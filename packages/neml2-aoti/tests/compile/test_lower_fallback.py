@@ -4,6 +4,7 @@ compile failure."""
 from __future__ import annotations
 
 import inspect
+import json
 from typing import Any
 
 import pytest
@@ -103,5 +104,11 @@ def test_options_the_installed_inductor_lacks_are_left_out(monkeypatch: pytest.M
 
     monkeypatch.setattr(torch._inductor, "aoti_compile_and_package", compile_and_package)
     monkeypatch.setattr(_lower, "clear_exec_stack", lambda path: None)
-    assert _lower._compile_package(object(), "out.pt2", configs) == "out.pt2"
-    assert seen == [_lower.derivative_configs()]
+    program = torch.export.export(torch.nn.Identity(), (torch.ones(2, 3),))
+    assert _lower._compile_package(program, "out.pt2", configs) == "out.pt2"
+    (options,) = seen
+    assert {k: options[k] for k in _lower.derivative_configs()} == _lower.derivative_configs()
+    assert "no_such_inductor_option" not in options
+    signature = json.loads(options["aot_inductor.metadata"]["neml2_signature"])
+    spec = {"dtype": "float32", "device": "cpu", "shape": [2, 3]}
+    assert signature == {"inputs": [spec], "outputs": [spec]}

@@ -103,7 +103,7 @@ TEST_CASE(missing_metadata)
 TEST_CASE(corrupted_metadata)
 {
   ArtifactCopy a("elasticity");
-  a.write_metadata("{\n \"format\": \"neml2-aoti\",\n \"schema_version\": 1,\n \"inputs\": [\n");
+  a.write_metadata("{\n \"format\": \"neml2-aoti\",\n \"schema_version\": 2,\n \"inputs\": [\n");
   // the file, then line:column of the failure
   EXPECT_FATAL(Model(a.root), "metadata.json:5:1: invalid JSON");
 }
@@ -111,8 +111,8 @@ TEST_CASE(corrupted_metadata)
 TEST_CASE(schema_version_mismatch)
 {
   ArtifactCopy a("elasticity");
-  a.replace("\"schema_version\": 1", "\"schema_version\": 7");
-  EXPECT_FATAL(Model(a.root), "schema version 7, this neml2 reads 1: recompile with neml2-compile");
+  a.replace("\"schema_version\": 2", "\"schema_version\": 7");
+  EXPECT_FATAL(Model(a.root), "schema version 7, this neml2 reads 2: recompile with neml2-compile");
 }
 
 TEST_CASE(torch_version_mismatch)
@@ -168,6 +168,35 @@ TEST_CASE(bad_tangent)
   Model m(reference::artifact("elasticity"));
   EXPECT_FATAL(m.jvp(strain_input(), {{"stress", at::zeros({3, 6}, at::kDouble)}}),
                "tangent 'stress' is not an input");
+}
+
+TEST_CASE(edited_base_shape)
+{
+  // strain [6] -> [5] after the compile: the graphs were traced for 6 numbers per row
+  ArtifactCopy a("elasticity");
+  a.replace("\"base_shape\": [\n    6\n   ]", "\"base_shape\": [\n    5\n   ]");
+  EXPECT_FATAL(Model(a.root),
+               "input 0 is float64 cpu [B, 6], metadata.json implies float64 cpu [B, 5] "
+               "(variable 'strain')");
+}
+
+TEST_CASE(changed_graph_file)
+{
+  ArtifactCopy a("elasticity");
+  std::ofstream(a.root / "cpu" / "float64" / "model.pt2", std::ios::binary | std::ios::app) << '\0';
+  EXPECT_FATAL(Model(a.root), "model.pt2' has sha1 ");
+  EXPECT_FATAL(Model(a.root), ": the file was changed or comes from another compile");
+}
+
+TEST_CASE(graph_of_the_other_dtype)
+{
+  ArtifactCopy a("elasticity");
+  const auto f32 = a.root / "cpu" / "float32" / "model.pt2";
+  if (!fs::exists(f32))
+    return; // an artifact compiled for float64 only
+  const auto f64 = a.root / "cpu" / "float64" / "model.pt2";
+  fs::copy_file(f32, f64, fs::copy_options::overwrite_existing);
+  EXPECT_FATAL(Model(a.root), "model.pt2' has sha1 ");
 }
 
 int

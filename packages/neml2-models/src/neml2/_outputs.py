@@ -72,12 +72,15 @@ def _mode_for(target: Path) -> int:
     return 0o666 & ~_umask()
 
 
+#: The umask assumed where the process's cannot be read without changing it (no /proc).
+DEFAULT_UMASK = 0o022
+
+
 def _umask() -> int:
-    """The process umask (read without changing it where /proc allows; else set and restored)."""
+    """The process umask as /proc reports it, else :data:`DEFAULT_UMASK`. Never set: setting and
+    restoring it would briefly change every other thread's file modes."""
     with contextlib.suppress(OSError, ValueError):
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    return DEFAULT_UMASK

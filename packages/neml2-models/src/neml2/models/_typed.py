@@ -29,16 +29,19 @@ def as_type(cls: Any, value: Any, *, what: str = "value") -> Any:
     """Return ``value`` as a ``cls`` wrapper without re-wrapping when it already is one.
 
     Raw tensors and Python numbers are wrapped (numbers as float64); a wrapper of another type
-    raises ``TypeError`` naming ``what``.
+    raises ``TypeError`` and a tensor of the wrong base shape ``ValueError``, both naming ``what``.
     """
     if type(value) is cls:
         return value
     if isinstance(value, TensorWrapper):
         raise TypeError(f"{what}: expected {cls.__name__}, got {type(value).__name__}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = torch.tensor(float(value), dtype=torch.float64)
     if isinstance(value, torch.Tensor):
-        return cls(value)
-    if isinstance(value, (int, float)):
-        return cls(torch.tensor(float(value), dtype=torch.float64))
+        try:
+            return cls(value)
+        except ValueError as e:
+            raise ValueError(f"{what}: {e}") from None
     raise TypeError(f"{what}: expected {cls.__name__} or a tensor, got {type(value).__name__}")
 
 

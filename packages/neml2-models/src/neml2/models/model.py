@@ -337,6 +337,10 @@ class Model(nn.Module):
     def __call__(
         self, *args: Any, v: Any = None, v2: Any = None, vh: Any = None, **kwargs: Any
     ) -> Any:
+        for arg, cls in zip(args, self.input_spec.values(), strict=False):
+            if type(arg) is not cls:
+                args = self._typed_args(args)
+                break
         if _guard.STRICT:
             return _guard.call_strict(self, self._dispatch, *args, v=v, v2=v2, vh=vh, **kwargs)
         if v is None and v2 is None and vh is None and not deferring_allowed():
@@ -371,8 +375,26 @@ class Model(nn.Module):
             )
         return self.forward(*args, v=v, v2=v2, vh=vh, **kwargs)
 
+    def _typed_args(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Positional arguments of a call as the wrappers of :attr:`input_spec` (in its order):
+        raw tensors and numbers are wrapped, a wrapper of another type is a ``TypeError`` naming
+        the input, the expected and the given type."""
+        out = list(args)
+        for k, (name, cls) in enumerate(self.input_spec.items()):
+            if k == len(out):
+                break
+            if isinstance(cls, type) and not isinstance(out[k], cls):
+                what = f"{type(self).__name__} ({self._hit_name}): input {k} '{name}'"
+                out[k] = as_type(cls, out[k], what=what)
+        return tuple(out)
+
     def wrap_inputs(self, state: Mapping[str, Any]) -> list[Any]:
         """Positional arguments for ``forward`` from a name-keyed mapping (wrapping raw tensors)."""
+        if not isinstance(state, Mapping):
+            raise TypeError(
+                f"{type(self).__name__} ({self._hit_name}): the inputs must be a mapping "
+                f"{{input name: value}} over {list(self.input_spec)}, got {type(state).__name__}"
+            )
         args = []
         for name, cls in self.input_spec.items():
             if name not in state:

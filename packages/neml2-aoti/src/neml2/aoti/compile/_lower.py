@@ -27,6 +27,7 @@ import torch
 from torch import nn
 
 from neml2.aoti.compile._elf import clear_exec_stack
+from neml2.aoti.compile._signature import signature_config
 from neml2.aoti.compile._wrapper import raw_output_views
 
 __all__ = [
@@ -280,10 +281,13 @@ def known_inductor_configs(configs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compile_package(program: Any, path: str, configs: dict[str, Any]) -> str:
+    """The package of ``program`` at ``path``, recording its
+    :func:`~neml2.aoti.compile._signature.graph_signature`."""
+    options = known_inductor_configs({**configs, **signature_config(program)})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = torch._inductor.aoti_compile_and_package(
-            program, package_path=path, inductor_configs=known_inductor_configs(configs)
+            program, package_path=path, inductor_configs=options
         )
     clear_exec_stack(out)
     return str(out)

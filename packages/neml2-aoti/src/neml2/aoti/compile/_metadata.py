@@ -3,7 +3,9 @@ r"""``metadata.json``: writing it atomically, reading and validating it (ARTIFAC
 :func:`read_metadata` performs the same checks, with the same messages, as the C++ loader:
 the artifact folder and ``metadata.json`` exist, ``format``/``schema_version`` match, the torch
 version (``major.minor.patch``) and C++ ABI match the running torch, and (when asked) the
-``<device>/<dtype>`` leaf exists. Every failure is a :class:`neml2.aoti.FatalError`.
+``<device>/<dtype>`` leaf exists and every graph file it names matches its recorded SHA-1. (The
+C++ loader also compares each graph's embedded signature with the metadata.) Every failure is a
+:class:`neml2.aoti.FatalError`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import torch
 
 from neml2._outputs import atomic_output
 from neml2.aoti._errors import FatalError
+from neml2.aoti.compile._signature import file_sha1
 
 __all__ = [
     "FORMAT",
@@ -27,7 +30,7 @@ __all__ = [
 ]
 
 FORMAT = "neml2-aoti"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def torch_release(version: str | None = None) -> str:
@@ -127,10 +130,34 @@ def read_metadata(
     if device is not None or dtype is not None:
         dev = torch.device(device if device is not None else "cpu").type
         dt = str(dtype).removeprefix("torch.") if dtype is not None else "float64"
-        leaves = [f"{lf['device']}/{lf['dtype']}" for lf in meta.get("leaves", [])]
-        if f"{dev}/{dt}" not in leaves or not (root / dev / dt).is_dir():
+        entries = {f"{lf['device']}/{lf['dtype']}": lf for lf in meta.get("leaves", [])}
+        leaf = entries.get(f"{dev}/{dt}")
+        if leaf is None or not (root / str(leaf.get("path", ""))).is_dir():
             raise FatalError(
                 f"AOTI artifact '{root}' has no {dev}/{dt} leaf (available: "
-                f"{', '.join(leaves) or 'none'}): recompile with --device {dev} --dtype {dt}"
+                f"{', '.join(entries) or 'none'}): recompile with --device {dev} --dtype {dt}"
             )
+        _check_digests(root / str(leaf["path"]), leaf.get("sha1"), path)
     return meta
+
+
+def _check_digests(leaf: Path, digests: Any, meta: Path) -> None:
+    """Every graph file named in the leaf's ``sha1`` map exists and has that content hash."""
+    if not isinstance(digests, dict) or not digests:
+        raise FatalError(
+            f"AOTI artifact '{meta}' records no content hash (sha1) for the graphs of leaf "
+            f"'{leaf}': recompile with neml2-compile"
+        )
+    for name, recorded in digests.items():
+        graph = leaf / str(name)
+        if not graph.is_file():
+            raise FatalError(
+                f"graph file '{graph}' listed in metadata.json is missing; the artifact is "
+                f"incomplete, re-run neml2-compile"
+            )
+        actual = file_sha1(graph)
+        if actual != recorded:
+            raise FatalError(
+                f"graph file '{graph}' has sha1 {actual}, metadata.json records {recorded}: the "
+                f"file was changed or comes from another compile; recompile with neml2-compile"
+            )

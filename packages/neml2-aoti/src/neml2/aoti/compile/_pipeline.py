@@ -36,6 +36,7 @@ from neml2.aoti.compile._metadata import FORMAT, SCHEMA_VERSION, merge_leaves, w
 from neml2.aoti.compile._plan import Plan, Renames, plan
 from neml2.aoti.compile._prepare import Prepared, prepare
 from neml2.aoti.compile._scalarize import Unsupported, scalarize, scalarized_chunk_rows
+from neml2.aoti.compile._signature import cpu_features, leaf_digests
 from neml2.aoti.compile._stub import write_stub
 from neml2.settings import Settings
 
@@ -265,7 +266,7 @@ def compile_model(
         list(rename_parameters)], "dtype": dtype, "load": [_load_fingerprint(x) for x in load],
         "scalarize_newton": scalarize_newton,
     }  # fmt: skip
-    results: list[tuple[str, str, dict[str, Any]]] = []
+    results: list[tuple[str, str, dict[str, Any], dict[str, str], list[str]]] = []
     counter = [0]
     total = [0]
 
@@ -279,7 +280,8 @@ def compile_model(
 
     renames = {"input": rename_inputs, "output": rename_outputs, "parameter": rename_parameters}
     for dev in devs:
-        key = cache_key(text, {**options, "device": dev})
+        features = cpu_features()
+        key = cache_key(text, {**options, "device": dev, "cpu_features": features})
         cached = use_cache and not plan_only
         with entry_lock(key) if cached else contextlib.nullcontext():
             hit = load_entry(key) if cached else None
@@ -309,15 +311,24 @@ def compile_model(
                 name = data["name"]
                 leaf = root_of(name) / dev / dtype
                 total[0] += len(data["files"])
-                _copy_leaf(src, data["files"], leaf, report)
-        results.append((dev, name, meta))
+                files = _copy_leaf(src, data["files"], leaf, report)
+        results.append((dev, name, meta, {} if plan_only else leaf_digests(files), features))
     name = results[0][1]
     meta = {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "name": name,
         **_versions(),
-        "leaves": [{"device": d, "dtype": dtype, "path": f"{d}/{dtype}"} for d, *_ in results],
+        "leaves": [
+            {
+                "device": d,
+                "dtype": dtype,
+                "path": f"{d}/{dtype}",
+                "sha1": digests,
+                "cpu_features": features,
+            }
+            for d, _, _, digests, features in results
+        ],
         **results[0][2],
     }
     root = root_of(name)
