@@ -129,7 +129,9 @@ TEST_CASE(missing_leaf)
   fs::remove_all(a.root / "cpu" / "float32");
   auto text = a.read_metadata();
   const auto begin = text.find("\"leaves\"");
-  const auto end = text.find(']', begin);
+  auto end = text.find('[', begin); // the ']' closing the leaves list (its entries hold lists)
+  for (int depth = 0; (depth += text[end] == '[' ? 1 : text[end] == ']' ? -1 : 0) > 0;)
+    ++end;
   a.write_metadata(text.replace(begin, end + 1 - begin,
                                 "\"leaves\": [{\"device\": \"cpu\", \"dtype\": \"float64\", "
                                 "\"path\": \"cpu/float64\"}]"));
