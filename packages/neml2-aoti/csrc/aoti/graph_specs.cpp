@@ -25,7 +25,7 @@ public:
   Expectation(const ModelImpl & m)
     : _m(m),
       _batch(m.fixed_batch >= 0 ? m.fixed_batch : -1),
-      _dtype(m.dtype == c10::kDouble ? "float64" : "float32"),
+      _dtype(dtype_folder(m.dtype)),
       _device(c10::DeviceTypeName(m.device.type(), /*lower_case=*/true))
   {
   }

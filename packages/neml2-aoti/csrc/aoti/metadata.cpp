@@ -35,16 +35,6 @@ release(const std::string & v)
   return v.substr(0, v.find_first_of("+-"));
 }
 
-std::string
-dtype_folder(c10::ScalarType t)
-{
-  if (t == c10::kDouble)
-    return "float64";
-  if (t == c10::kFloat)
-    return "float32";
-  throw FatalError(std::string("unsupported dtype ") + c10::toString(t) +
-                   " (a neml2 artifact is float64 or float32)");
-}
 
 std::vector<int64_t>
 shape_of(const json::Value & v, const std::string & what)
@@ -117,6 +107,17 @@ available_leaves(const fs::path & root)
   return out;
 }
 } // namespace
+
+std::string
+dtype_folder(c10::ScalarType t)
+{
+  if (t == c10::kDouble)
+    return "float64";
+  if (t == c10::kFloat)
+    return "float32";
+  throw FatalError(std::string("unsupported dtype ") + c10::toString(t) +
+                   " (a neml2 artifact is float64 or float32)");
+}
 
 /// Reads metadata.json into a ModelImpl (a friend: it fills the private description).
 struct MetadataReader

@@ -154,6 +154,10 @@ at::Tensor substep_solve(const ImplicitSegment & seg,
 class ModelImpl;
 void check_graph_signatures(const ModelImpl & m, const std::string & src);
 
+/// "float64" or "float32": an artifact leaf's dtype folder and graph-signature dtype
+/// (FatalError for another dtype).
+std::string dtype_folder(c10::ScalarType t);
+
 /// The artifact folder of `path`: the folder itself, or the folder of its metadata file
 /// (metadata.json, or NEML2 v3's <model>_meta.json, which need not exist). FatalError for another
 /// existing file.

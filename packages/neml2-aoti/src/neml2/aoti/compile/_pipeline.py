@@ -279,8 +279,8 @@ def compile_model(
         return out / name if artifact_dir is None else Path(artifact_dir)
 
     renames = {"input": rename_inputs, "output": rename_outputs, "parameter": rename_parameters}
+    features = cpu_features()
     for dev in devs:
-        features = cpu_features()
         key = cache_key(text, {**options, "device": dev, "cpu_features": features})
         cached = use_cache and not plan_only
         with entry_lock(key) if cached else contextlib.nullcontext():
