@@ -18,6 +18,7 @@ its base axes. Not pointwise, so left to their own tests: models that reduce ove
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,11 @@ __all__ = [
     "cases",
     "check",
     "points",
+    "route_sweep_cases",
     "take",
     "tolerance",
     "trailing_ndim",
+    "type_cover",
     "typed",
 ]
 
@@ -133,3 +136,29 @@ def trailing_ndim(w: Any) -> int:
 
     dynamic = w.batch_ndim if isinstance(w, Tensor) else len(w.dynamic_batch_shape)
     return int(w.data.dim() - dynamic)
+
+
+def type_cover(pool: list[ModelCase]) -> list[ModelCase]:
+    """Greedy set cover: cases, in suite order, until every type of ``pool`` is covered (each
+    pick covers the most uncovered types; ties go to the shorter input)."""
+    left = set().union(*(c.types for c in pool))
+    picked: list[ModelCase] = []
+    while left:
+        best = max(pool, key=lambda c: (len(c.types & left), -len(c.hit)))
+        picked.append(best)
+        left -= best.types
+    return [c for c in pool if any(c is p for p in picked)]
+
+
+def route_sweep_cases(pool: list[ModelCase], sample: tuple[str, ...]) -> list[ModelCase]:
+    """The cases a route sweep runs, by ``NEML2_ROUTE_SWEEP``: ``sample`` (default, CI: the
+    cases named in ``sample``), ``types`` (:func:`type_cover`: every type of the suite's cases)
+    or ``all``."""
+    mode = os.environ.get("NEML2_ROUTE_SWEEP", "sample")
+    if mode == "all":
+        return pool
+    if mode == "types":
+        return type_cover(pool)
+    if mode != "sample":
+        raise ValueError(f"NEML2_ROUTE_SWEEP={mode!r}: expected sample, types or all")
+    return [c for c in pool if c.name in sample]

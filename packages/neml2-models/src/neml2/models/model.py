@@ -150,6 +150,15 @@ class Model(nn.Module):
         self._param_types[name] = (type(value), value.sub_batch_ndim)
         self._pfast.clear()
 
+    def remove_typed_parameter(self, name: str) -> None:
+        """Forget parameter ``name`` (e.g. construction inputs a model converts and stores under
+        other names); a promoted (variable) parameter cannot be removed."""
+        if name in self._nl_params:
+            raise ValueError(f"parameter '{name}' is a variable and cannot be removed")
+        del self._parameters[name]
+        self._param_types.pop(name, None)
+        self._pfast.clear()
+
     def _check_storage_name(self, name: str) -> None:
         """Refuse a storage name that is already a parameter, buffer or submodule."""
         taken = (self._parameters, self._buffers, self._modules)

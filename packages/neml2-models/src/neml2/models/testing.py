@@ -16,7 +16,10 @@ sub-batched inputs (``ModelCase.sub_batch``) the reference is the full per-site 
 ``(*B, *S_out, *out_base, *S_in, *in_base)`` (one FD column per site and component), reduced to
 its equal-site entries when ``jacobian()`` returns the site-diagonal layout (the other entries
 must then vanish); (3) when the model sets ``SUPPORTS_SECOND_ORDER``, the ``v2`` pushforward
-equals autograd second derivatives (plain seeds: site-diagonal models only).
+equals autograd second derivatives (float64, rtol 1e-10): with plain seeds for site-diagonal
+models (every input and output on one sub-batch shape, site-diagonal Jacobian blocks), else
+with per-site seeds against the full second-derivative blocks per dynamic-batch entry (models
+whose outputs couple sub-batch sites, or whose inputs and outputs have different sub-batches).
 Registered types a case covers are read from its HIT text (``type = X`` lines).
 """
 
@@ -32,7 +35,7 @@ import numpy as np
 import torch
 
 from neml2.models._typed import broadcast, identity_seed
-from neml2.tensors import TensorWrapper
+from neml2.tensors import TensorWrapper, fullify
 
 __all__ = [
     "ModelCase",
@@ -325,7 +328,133 @@ def _finite_difference(
 
 
 def check_second_order(case: ModelCase, model: Any, inputs: Mapping[str, Any]) -> None:
-    """``v2`` pushforward (identity first-order seeds, zero ``v2``) vs autograd Hessians."""
+    """``v2`` pushforward (zero ``v2``) vs autograd second derivatives (rtol 1e-10).
+
+    Site-diagonal models (see :func:`_couples_sites`) are checked with plain identity seeds
+    (one Hessian per site); the others with per-site seeds against the full blocks
+    ``d2 y[b, s] / d a[b, t] d c[b, t']`` (every output site ``s``, input sites ``t``, ``t'``
+    and base components) per dynamic-batch entry ``b``.
+    """
+    if _couples_sites(model, inputs):
+        _check_second_order_full(model, inputs)
+    else:
+        _check_second_order_plain(model, inputs)
+
+
+def _couples_sites(model: Any, inputs: Mapping[str, Any]) -> bool:
+    """Whether a plain-seed (site-diagonal) second-order check does not apply to ``model``:
+    its inputs and outputs do not all share one sub-batch shape, or some ``jacobian()`` block
+    has the full layout ``(*B, *S_out, *out_base, *S_in, *in_base)`` (outputs couple sites)."""
+    outs = model.call_by_name(inputs)
+    shapes = {tuple(w.sub_batch_shape) for w in (*inputs.values(), *outs.values())}
+    if len(shapes) > 1:
+        return True
+    if shapes == {()}:
+        return False
+    outs, J = model.jacobian(inputs)
+    return any(
+        blk.data.dim()
+        != blk.batch_ndim + blk.sub_batch_ndim + outs[on].BASE_NDIM + inputs[inn].BASE_NDIM
+        for on, row in J.items()
+        for inn, blk in row.items()
+    )
+
+
+def _site_seed(x: Any) -> Any:
+    """Explicit identity seed of ``x``: one full K axis over every (sub-batch site, base
+    component), data ``(M, 1…1, *S, *base)`` with ``M = prod(S) * prod(base)``."""
+    cls = type(x)
+    s = tuple(x.sub_batch_shape)
+    m = math.prod(s) * math.prod(cls.BASE_SHAPE)
+    nd = x.data.dim() - x.BASE_NDIM - x.sub_batch_ndim
+    eye = torch.eye(m, dtype=x.data.dtype, device=x.data.device)
+    eye = eye.reshape(m, *((1,) * nd), *s, *cls.BASE_SHAPE)
+    return cls._wrap(eye, x.sub_batch_ndim, (), (), 1, ("full",), (None,))
+
+
+def _second_tangent_blocks(t: Any, y: Any, b: tuple[int, ...], m: tuple[int, int]) -> torch.Tensor:
+    """Second tangent ``t`` of output ``y`` (K ``(M_a, M_b)``) as ``(*b, R, M_a, M_b)``,
+    ``R = prod(S_out) * prod(out_base)`` (dynamic and sub-batch regions aligned separately)."""
+    t = fullify(t).materialize()
+    if t.k_ndim != 2:
+        raise AssertionError(f"second tangent with {t.k_ndim} K axes, expected 2")
+    d: torch.Tensor = t.data
+    nbase, nsub = y.BASE_NDIM, t.sub_batch_ndim
+    shp = tuple(d.shape)
+    dyn = shp[2 : len(shp) - nbase - nsub]
+    sub = shp[len(shp) - nbase - nsub : len(shp) - nbase]
+    s_out = tuple(y.sub_batch_shape)
+    if len(dyn) > len(b) or len(sub) > len(s_out):
+        raise AssertionError(f"second tangent batch {dyn}|{sub} does not fit {b}|{s_out}")
+    pad = (*((1,) * (len(b) - len(dyn))), *dyn, *((1,) * (len(s_out) - len(sub))), *sub)
+    d = d.reshape((*shp[:2], *pad, *shp[len(shp) - nbase :]))
+    d = d.expand((*m, *b, *s_out, *y.BASE_SHAPE))
+    return d.reshape(*m, *b, -1).movedim((0, 1), (-2, -1))
+
+
+def _check_second_order_full(model: Any, inputs: Mapping[str, Any]) -> None:
+    """``v2`` pushforward (per-site identity seeds) vs the full autograd second derivatives
+    ``(*B, R, M_a, M_b)`` per dynamic-batch entry (every input on the same dynamic batch)."""
+    names = list(model.input_spec)
+    args = [inputs[n] for n in names]
+    dyn = {tuple(x.dynamic_batch_shape) for x in args}
+    if len(dyn) != 1:
+        raise ValueError(
+            f"second-order check of a site-coupling model needs every input on one dynamic "
+            f"batch (make_inputs broadcasts them), got {sorted(dyn)}"
+        )
+    (b,) = dyn
+    sizes = [math.prod(x.sub_batch_shape) * math.prod(type(x).BASE_SHAPE) for x in args]
+    v = {n: {n: _site_seed(x)} for n, x in zip(names, args, strict=True)}
+    v2_out = model(*args, v=v, v2={})[-1]
+    with torch.enable_grad():
+        leaves = [x.data.detach().clone().requires_grad_(True) for x in args]
+        outs = model(
+            *[type(x)._wrap(d, x.sub_batch_ndim) for x, d in zip(args, leaves, strict=True)]
+        )
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        for on, y in zip(model.output_spec, outs, strict=True):
+            nd = y.dynamic_batch_ndim
+            yf = y.data.reshape((*y.data.shape[:nd], -1))
+            yf = yf.reshape((*((1,) * (len(b) - nd)), *yf.shape)).expand((*b, yf.shape[-1]))
+            r = yf.shape[-1]
+            want = [
+                [y.data.new_zeros((*b, r, ma, mb)) for mb in sizes] for ma in sizes
+            ]  # want[a][c][..., row, k, l] = d2 y[row] / da[k] dc[l]
+            for row in range(r):
+                if not yf.requires_grad:
+                    break
+                g = torch.autograd.grad(
+                    yf[..., row].sum(), leaves, create_graph=True, allow_unused=True
+                )
+                for ai, ga in enumerate(g):
+                    if ga is None or not ga.requires_grad:
+                        continue
+                    gaf = ga.reshape((*b, sizes[ai]))
+                    for k in range(sizes[ai]):
+                        hs = torch.autograd.grad(
+                            gaf[..., k].sum(), leaves, retain_graph=True, allow_unused=True
+                        )
+                        for ci, h in enumerate(hs):
+                            if h is not None:
+                                want[ai][ci][..., row, k, :] = h.reshape((*b, sizes[ci]))
+            for ai, a in enumerate(names):
+                for ci, c in enumerate(names):
+                    t = v2_out.get(on, {}).get(a, {}).get(c)
+                    w = want[ai][ci].detach()
+                    got = (
+                        torch.zeros_like(w)
+                        if t is None
+                        else _second_tangent_blocks(t, y, b, (sizes[ai], sizes[ci]))
+                    )
+                    torch.testing.assert_close(
+                        got, w, rtol=1e-10, atol=1e-12, msg=_msg(f"d2 {on} / d{a} d{c}: ")
+                    )
+
+
+def _check_second_order_plain(model: Any, inputs: Mapping[str, Any]) -> None:
+    """``v2`` pushforward (identity first-order seeds, zero ``v2``) vs autograd Hessians of a
+    site-diagonal model (each site's second derivatives w.r.t. the same site)."""
     names = list(model.input_spec)
     args = [inputs[n] for n in names]
     v = {n: {n: identity_seed(x)} for n, x in zip(names, args, strict=True)}

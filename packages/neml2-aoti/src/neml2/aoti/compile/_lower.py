@@ -35,8 +35,10 @@ __all__ = [
     "DERIVATIVE_SIMDLEN",
     "FALLBACK_WRAPPER_OPT",
     "INDUCTOR_CONFIGS",
+    "KEEP_TENSOR_CONSTANTS",
     "WRAPPER_OPT_LEVEL",
     "GraphJob",
+    "constant_configs",
     "copied_inputs",
     "derivative_configs",
     "export_graph",
@@ -239,9 +241,9 @@ def export_graph(
     raise last
 
 
-def input_independent_outputs(ep: torch.export.ExportedProgram) -> list[bool]:
-    """Per graph output: True when its value depends on no user input's values (only on
-    constants and on input sizes, e.g. a constant block expanded to the batch)."""
+def _input_dependence(ep: torch.export.ExportedProgram) -> dict[Any, bool]:
+    """Per graph node: True when its value depends on a user input's values (input sizes, and
+    constants such as baked parameters, do not count)."""
     user = set(ep.graph_signature.user_inputs)
     dep: dict[Any, bool] = {}
     for node in ep.graph.nodes:  # topological order
@@ -251,8 +253,39 @@ def input_independent_outputs(ep: torch.export.ExportedProgram) -> list[bool]:
             dep[node] = False
         else:
             dep[node] = any(dep[a] for a in node.all_input_nodes)
+    return dep
+
+
+def input_independent_outputs(ep: torch.export.ExportedProgram) -> list[bool]:
+    """Per graph output: True when its value depends on no user input's values (only on
+    constants and on input sizes, e.g. a constant block expanded to the batch)."""
+    dep = _input_dependence(ep)
     out = next(n for n in ep.graph.nodes if n.op == "output")
     return [not dep.get(a, False) for a in out.args[0]]
+
+
+#: Inductor inlines a 0-d constant (a baked Scalar parameter) as a literal, and its ``pow``
+#: lowering then finds no tensor to take the dtype from (torch 2.13: ``LoweringException:
+#: StopIteration`` on ``aten.pow.Tensor_Scalar``, e.g. the :math:`\gamma^3` of
+#: ``NucleationBarrierAndCriticalRadius``). A graph that raises a 0-d value computed from
+#: constants alone to a power keeps its tensor constants as buffers instead (a load per kernel,
+#: not a literal).
+KEEP_TENSOR_CONSTANTS = {"always_keep_tensor_constants": True}
+
+
+def constant_configs(ep: torch.export.ExportedProgram) -> dict[str, Any]:
+    """:data:`KEEP_TENSOR_CONSTANTS` when a ``pow`` of ``ep`` has a 0-d base that depends on no
+    user input, else nothing."""
+    dep = _input_dependence(ep)
+    aten = torch.ops.aten
+    pows = (aten.pow.Tensor_Scalar, aten.pow.Tensor_Tensor)
+    for node in ep.graph.nodes:
+        if node.op == "call_function" and node.target in pows:
+            base = node.args[0]
+            val = base.meta.get("val") if isinstance(base, torch.fx.Node) else None
+            if isinstance(val, torch.Tensor) and val.dim() == 0 and not dep[base]:
+                return dict(KEEP_TENSOR_CONSTANTS)
+    return {}
 
 
 def _is_cpp_compile_error(e: BaseException) -> bool:
@@ -283,7 +316,9 @@ def known_inductor_configs(configs: dict[str, Any]) -> dict[str, Any]:
 def _compile_package(program: Any, path: str, configs: dict[str, Any]) -> str:
     """The package of ``program`` at ``path``, recording its
     :func:`~neml2.aoti.compile._signature.graph_signature`."""
-    options = known_inductor_configs({**configs, **signature_config(program)})
+    options = known_inductor_configs(
+        {**configs, **constant_configs(program), **signature_config(program)}
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = torch._inductor.aoti_compile_and_package(

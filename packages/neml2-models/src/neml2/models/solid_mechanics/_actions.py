@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import torch
-
-__all__ = ["add_action", "add_action_2", "positive_and_finite", "require_positive", "times"]
+__all__ = ["add_action", "add_action_2", "times"]
 
 
 def add_action(actions: dict[str, Any], key: str | None, fn: Callable[[Any], Any]) -> None:
@@ -44,20 +42,3 @@ def add_action_2(
 def times(c: Any) -> Callable[[Any], Any]:
     """Action ``d ↦ d * c`` (a tangent scaled by a fixed coefficient)."""
     return lambda d: d * c
-
-
-def require_positive(model: Any, *names: str) -> None:
-    """Raise ``ValueError`` naming the option if a literal (non-promoted) parameter is <= 0."""
-    for name in names:
-        if model.promoted_input(name) is not None:
-            continue
-        x = model._get_param(name).data
-        if not positive_and_finite(x):
-            raise ValueError(f"option '{name}': must be positive and finite, got {x.tolist()}")
-
-
-def positive_and_finite(x: torch.Tensor | float) -> bool:
-    """Every entry of ``x`` is > 0 and finite (NaN and inf fail): the rule for moduli, rates
-    and other literal coefficients that must be positive."""
-    t = torch.as_tensor(x)
-    return bool(((t > 0) & torch.isfinite(t)).all())

@@ -10,7 +10,7 @@ r"""Evolution of slip-system hardening and dislocation density.
 from __future__ import annotations
 
 from neml2._registry import register_neml2_object
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap
+from neml2.models._scalar_function import HyperDual, ScalarMap
 from neml2.schema import HitSchema, derived_output, input, output, parameter
 from neml2.tensors import Scalar, abs, sign
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models._scalar_function import HyperDual, ScalarMap
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap
 from neml2.models.solid_mechanics.crystal_plasticity._geometry import (
     crystal_geometry_option,
     geometry_of,

@@ -16,8 +16,8 @@ from typing import Any
 
 import torch
 
-from neml2.models.solid_mechanics._actions import positive_and_finite
-from neml2.models.solid_mechanics._scalar_function import HyperDual
+from neml2.models._checks import positive_and_finite
+from neml2.models._scalar_function import HyperDual
 from neml2.tensors import Scalar
 
 __all__ = [

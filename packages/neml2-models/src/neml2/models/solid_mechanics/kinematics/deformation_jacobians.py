@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models._scalar_function import HyperDual, ScalarMap
 from neml2.models.model import Model
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap
 from neml2.schema import HitSchema, input, output, parameter
 from neml2.tensors import R2, Scalar, pow
 

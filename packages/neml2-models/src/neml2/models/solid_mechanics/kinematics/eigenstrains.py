@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.solid_mechanics._actions import require_positive
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap, hd_pow
+from neml2.models._checks import require_positive
+from neml2.models._scalar_function import HyperDual, ScalarMap, hd_pow
 from neml2.schema import HitSchema, input, output, parameter
 from neml2.tensors import SR2, Scalar
 

@@ -13,7 +13,7 @@ First and second derivatives follow exactly from hyper-dual arithmetic.
 from __future__ import annotations
 
 from neml2._registry import register_neml2_object
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap, hd_cosh
+from neml2.models._scalar_function import HyperDual, ScalarMap, hd_cosh
 from neml2.schema import HitSchema, input, output, parameter
 from neml2.tensors import Scalar
 

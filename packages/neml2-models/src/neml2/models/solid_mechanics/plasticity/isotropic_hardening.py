@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
+from neml2.models._scalar_function import HyperDual, ScalarMap, hd_exp
 from neml2.models.chain_rule import scaled_by
 from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action, add_action_2
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap, hd_exp
 from neml2.schema import HitSchema, derived_output, input, output, parameter
 from neml2.tensors import Scalar, sign
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap
+from neml2.models._scalar_function import HyperDual, ScalarMap
 from neml2.models.solid_mechanics.elasticity._elastic_constants import (
     check_KG,
     declare_coefficients,

@@ -17,8 +17,8 @@ import math
 from typing import Any
 
 from neml2._registry import register_neml2_object
-from neml2.models.solid_mechanics._actions import positive_and_finite
-from neml2.models.solid_mechanics._scalar_function import (
+from neml2.models._checks import positive_and_finite
+from neml2.models._scalar_function import (
     HyperDual,
     ScalarMap,
     hd_exp,

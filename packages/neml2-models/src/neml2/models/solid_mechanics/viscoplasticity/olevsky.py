@@ -6,8 +6,8 @@ r"""``OlevskySinteringStress``: :math:`\sigma_s = 3\gamma\phi^2/r`.
 from __future__ import annotations
 
 from neml2._registry import register_neml2_object
-from neml2.models.solid_mechanics._actions import require_positive
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap
+from neml2.models._checks import require_positive
+from neml2.models._scalar_function import HyperDual, ScalarMap
 from neml2.schema import HitSchema, input, output, parameter
 from neml2.tensors import Scalar
 

@@ -10,8 +10,8 @@ follow from hyper-dual arithmetic on a masked, log-safe copy of :math:`f`.
 from __future__ import annotations
 
 from neml2._registry import register_neml2_object
-from neml2.models.solid_mechanics._actions import require_positive
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap, hd_exp, hd_log
+from neml2.models._checks import require_positive
+from neml2.models._scalar_function import HyperDual, ScalarMap, hd_exp, hd_log
 from neml2.schema import HitSchema, input, output, parameter
 from neml2.tensors import Scalar, gt, where
 

@@ -23,9 +23,10 @@ from typing import Any
 import torch
 
 from neml2._registry import register_neml2_object
+from neml2.models._checks import require_positive
+from neml2.models._scalar_function import HyperDual, ScalarMap, _acc, _scale
 from neml2.models.model import Model
-from neml2.models.solid_mechanics._actions import add_action, require_positive
-from neml2.models.solid_mechanics._scalar_function import HyperDual, ScalarMap, _acc, _scale
+from neml2.models.solid_mechanics._actions import add_action
 from neml2.schema import HitSchema, derived_output, input, parameter
 from neml2.tensors import SR2, Scalar, abs, gt, inner, log, pow, sign, sqrt, where
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import torch
 
+from neml2.models._store import _attr
 from neml2.models.chain_rule import scaled_by
 from neml2.models.model import Model
-from neml2.tensors import Scalar, cosh, exp, log, sinh, sqrt, tanh
+from neml2.tensors import Scalar, cosh, exp, log, pow, sinh, sqrt, tanh, where
 
 __all__ = [
     "HyperDual",
@@ -29,6 +30,7 @@ __all__ = [
     "hd_pow",
     "hd_sqrt",
     "hd_tanh",
+    "hd_where",
 ]
 
 Pair = tuple[str, str]
@@ -159,9 +161,55 @@ def hd_sqrt(a: HyperDual) -> HyperDual:
     return a.apply(sqrt, lambda x: 0.5 / sqrt(x), lambda x: -0.25 / (x * sqrt(x)))
 
 
-def hd_pow(a: HyperDual, n: HyperDual) -> HyperDual:
-    """:math:`a^n = e^{n \\ln a}` (:math:`a > 0`)."""
-    return hd_exp(n * hd_log(a))
+def hd_pow(a: HyperDual, n: HyperDual | float) -> HyperDual:
+    r""":math:`P = a^n`, evaluated with ``pow`` (values and edge cases such as :math:`0^n`, or a
+    negative base with an integral exponent, equal the direct formula):
+    :math:`P_a = n a^{n-1}`, :math:`P_n = P \ln a`, :math:`P_{aa} = n(n-1) a^{n-2}`,
+    :math:`P_{an} = a^{n-1}(1 + n \ln a)`, :math:`P_{nn} = P \ln^2 a` (the :math:`\ln a` terms
+    only when the exponent carries derivatives)."""
+    second = a.h is not None
+    nn = HyperDual.lift(n, second)
+    nv = nn.v
+    y = pow(a.v, nv)
+    if not a.g and not nn.g:
+        return HyperDual(y, {}, {} if second else None)
+    am1 = pow(a.v, nv - 1.0)
+    pa = nv * am1
+    g = _scale(a.g, pa)
+    la = log(a.v) if nn.g else None
+    if la is not None:
+        g = _sum(g, _scale(nn.g, y * la))
+    if not second:
+        return HyperDual(y, g, None)
+    h = _scale(a.h or {}, pa)
+    if la is not None:
+        h = _sum(h, _scale(nn.h or {}, y * la))
+    paa = nv * (nv - 1.0) * pow(a.v, nv - 2.0)
+    for i, gi in a.g.items():
+        for j, gj in a.g.items():
+            _acc(h, (i, j), paa * gi * gj)
+    if la is not None:
+        pan = am1 * (1.0 + nv * la)
+        pnn = y * la * la
+        for i, gi in a.g.items():
+            for j, gj in nn.g.items():
+                t = pan * gi * gj
+                _acc(h, (i, j), t)
+                _acc(h, (j, i), t)
+        for i, gi in nn.g.items():
+            for j, gj in nn.g.items():
+                _acc(h, (i, j), pnn * gi * gj)
+    return HyperDual(y, g, h)
+
+
+def hd_where(cond: Any, a: HyperDual, b: HyperDual) -> HyperDual:
+    """Elementwise ``a if cond else b`` of value, gradient and (when both have one) Hessian."""
+
+    def pick(x: dict[Any, Any], y: dict[Any, Any]) -> dict[Any, Any]:
+        return {k: where(cond, x.get(k, 0.0), y.get(k, 0.0)) for k in {**x, **y}}
+
+    h = None if a.h is None or b.h is None else pick(a.h, b.h)
+    return HyperDual(where(cond, a.v, b.v), pick(a.g, b.g), h)
 
 
 def _scale(d: dict[Any, Any], c: Any) -> dict[Any, Any]:
@@ -185,6 +233,10 @@ class ScalarMap(Model):
 
     Subclasses set ``OUTPUT`` (the output option name), ``INPUTS`` (structural input option
     names, in schema order) and ``PARAMS`` (parameter names), and implement :meth:`evaluate`.
+    An ``INPUTS`` entry may name a ``var_inputs`` option and a ``PARAMS`` entry a ``parameters``
+    option: entry ``i`` of such a list is keyed ``<option>[i]`` (see :meth:`entries`). A model
+    with several outputs, or a reduction, overrides :meth:`forward` with
+    :meth:`hyper_dual_args` and :meth:`push_hyper_dual`.
     """
 
     ACCEPTS_DEFERRED_TANGENTS = True
@@ -197,31 +249,79 @@ class ScalarMap(Model):
         """Output from inputs ``x`` (option name → value) and parameters ``p`` (name → value)."""
         raise NotImplementedError
 
+    def _listed(self, option: str) -> list[str] | None:
+        """Variables or parameters of list option ``option`` (``None`` if not a list option)."""
+        f = self.hit.field(option) if self.hit is not None else None
+        if f is None or f.kind not in ("var_inputs", "parameters"):
+            return None
+        names: list[str] = getattr(self, _attr(self, f))
+        return names
+
+    def entries(self, d: dict[str, HyperDual], option: str) -> list[HyperDual]:
+        """Values of list option ``option`` in ``x`` or ``p`` (keys ``<option>[i]``), in order."""
+        return [d[f"{option}[{i}]"] for i in range(len(self._listed(option) or ()))]
+
+    def _keyed(self, option: str, single: str | None) -> list[tuple[str, str | None]]:
+        names = self._listed(option)
+        if names is None:
+            return [(option, single)]
+        return [(f"{option}[{i}]", n) for i, n in enumerate(names)]
+
+    def hyper_dual_args(
+        self, args: tuple[Any, ...], v: Any, v2: Any = None, vh: Any = None
+    ) -> tuple[dict[str, HyperDual], dict[str, HyperDual]]:
+        """:meth:`evaluate`'s ``x`` and ``p`` from ``forward``'s arguments: variables (named
+        after the input variables) when tangents ``v`` are requested, else constants."""
+        second = v2 is not None or vh is not None
+        keys = [kn for o in self.INPUTS for kn in self._keyed(o, self._var_renames.get(o))]
+        variables = list(dict.fromkeys(n for _, n in keys if n is not None))  # in call order
+        vals = dict(zip(variables, args, strict=False))
+        promoted = args[len(variables) :]
+
+        def lift(val: Any, name: str | None) -> HyperDual:
+            if v is None or name is None:
+                return HyperDual.lift(val, second)
+            return HyperDual.variable(val, name, second)
+
+        x = {key: lift(vals[n], n) for key, n in keys if n is not None}
+        p = {
+            key: lift(self._get_param(n, promoted), self.promoted_input(n))
+            for o in self.PARAMS
+            for key, n in self._keyed(o, o)
+            if n is not None
+        }
+        return x, p
+
+    def push_hyper_dual(
+        self,
+        output_name: str,
+        y: HyperDual,
+        out: Any,
+        v: Any,
+        v2: Any = None,
+        vh: Any = None,
+        reduce: Callable[[Any], Any] | None = None,
+    ) -> tuple[Any, ...]:
+        """Tangents of output ``output_name`` (value ``out``) from the gradient and Hessian of
+        ``y``. ``reduce`` (a linear map, e.g. a sum over a sub-batch axis) is applied to every
+        contribution; a model using it sets ``ACCEPTS_DEFERRED_TANGENTS = False``."""
+        r = reduce if reduce is not None else (lambda t: t)
+        actions: dict[str, Any] = {
+            k: scaled_by(gk) if reduce is None else (lambda d, gk=gk: r(gk * d))
+            for k, gk in y.g.items()
+        }
+        actions_2: dict[Pair, Any] = {
+            k: (lambda a, b, hk=hk: r(hk * a * b)) for k, hk in (y.h or {}).items()
+        }
+        return self.propagate_tangents(
+            v, output_name, actions, output=out, v2=v2, vh=vh, actions_2=actions_2
+        )
+
     def forward(self, *args: Any, v: Any = None, v2: Any = None, vh: Any = None) -> Any:
         """Output and (with ``v``) first/second-order tangents."""
-        opts = [o for o in self.INPUTS if self._var_renames.get(o) is not None]
-        structural, promoted = args[: len(opts)], args[len(opts) :]
-        second = v2 is not None or vh is not None
-        need = v is not None
-        x: dict[str, Any] = {}
-        for o, val in zip(opts, structural, strict=True):
-            name = self._var_renames[o]
-            x[o] = HyperDual.variable(val, name, second) if need else HyperDual.lift(val, False)
-        p: dict[str, Any] = {}
-        for name in self.PARAMS:
-            val = self._get_param(name, promoted)
-            src = self.promoted_input(name)
-            p[name] = (
-                HyperDual.variable(val, src, second)
-                if need and src is not None
-                else HyperDual.lift(val, second)
-            )
+        x, p = self.hyper_dual_args(args, v, v2, vh)
         y = self.evaluate(x, p)
         out = y.v if isinstance(y.v, Scalar) else Scalar(torch.as_tensor(y.v))
         if v is None:
             return out
-        actions = {k: scaled_by(gk) for k, gk in y.g.items()}
-        actions_2 = {k: (lambda a, b, hk=hk: hk * a * b) for k, hk in (y.h or {}).items()}
-        return out, *self.propagate_tangents(
-            v, self.OUTPUT, actions, output=out, v2=v2, vh=vh, actions_2=actions_2
-        )
+        return out, *self.push_hyper_dual(self.OUTPUT, y, out, v, v2, vh)
