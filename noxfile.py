@@ -126,14 +126,18 @@ def robustness(session: nox.Session) -> None:
 
 @nox.session(python=False, default=False)
 def sweep(session: nox.Session) -> None:
-    """Model cases of neml2-models' suite compiled and run through py-aoti at batch shapes (),
-    (0,), (1,), (7,) against py-eager: one case per registered type the suite covers (set
-    NEML2_ROUTE_SWEEP=all for every case). Slow, one compile per case: .ci/run runs the sample of
-    tests/runtime/test_route_sweep.py inside the tests session."""
+    """Model cases of neml2-models' suite compiled and run through py-jit (at a batch of seven)
+    and py-aoti (at batch shapes (), (0,), (1,), (7,)) against py-eager: one case per registered
+    type the suite covers (set NEML2_ROUTE_SWEEP=all for every case). Slow, one compile per case:
+    the tests session runs the samples of both sweep test modules."""
     session.env.setdefault("NEML2_ROUTE_SWEEP", "types")
     session.env.setdefault("NEML2_COMPILE_CACHE", str(COMPILE_CACHE))
-    sweep_tests = ROOT / PACKAGES["neml2-aoti"][0] / "tests" / "runtime" / "test_route_sweep.py"
-    _python(session, "-m", "pytest", str(sweep_tests), "-n", "2", "-rs", *session.posargs)
+    sweeps = [
+        ROOT / PACKAGES["neml2-models"][0] / "tests" / "jit" / "test_jit_route_sweep.py",
+        ROOT / PACKAGES["neml2-aoti"][0] / "tests" / "runtime" / "test_route_sweep.py",
+    ]
+    for tests in sweeps:  # one pytest per package: each suite has its own conftest and paths
+        _python(session, "-m", "pytest", str(tests), "-n", "2", "-rs", *session.posargs)
 
 
 @nox.session(python=False, default=False, tags=["gpu"])

@@ -18,7 +18,6 @@ case whose every pair involves one is compiled for its values and checked on the
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,9 +35,11 @@ from batch_shapes import (  # type: ignore[import-not-found]  # noqa: E402
     cases,
     check,
     points,
+    route_sweep_cases,
     take,
     tolerance,
     trailing_ndim,
+    type_cover,
     typed,
 )
 
@@ -50,7 +51,8 @@ from neml2.models.common.batch_reduction import BatchReduction  # noqa: E402
 from neml2.models.testing import ModelCase, case_id  # noqa: E402
 
 #: CI's cases: an explicit composition, SR2 and R2 models, a traction law, a viscoelastic
-#: element, an implicit update (Newton graphs), and a model without inputs (constant outputs).
+#: element, an implicit update (Newton graphs), a model without inputs (constant outputs), a
+#: finite-volume operator coupling the cells of a sub-batch axis, and the KWN nucleation chain.
 SAMPLE = (
     "test_composed::chain",
     "test_elasticity::lie-YOUNGS_MODULUS-POISSONS_RATIO",
@@ -60,36 +62,15 @@ SAMPLE = (
     "test_implicit_update::nonlinear",
     "test_viscoplasticity::km-yield-stress",
     "test_cp_leaves::power-law-slip-rule",
+    "test_fv_models::fv-upwind-flux",
+    "test_kwn_verification::kwn-cnt-nucleation-rate",
 )
 ALL: list[ModelCase] = cases(skip=Path(__file__))
 #: the pipeline's refusal of Jacobian blocks of sub-batched variables (see the module doc)
 SUB_BATCH_DERIVATIVES = "derivatives of sub-batched variables are not compiled"
 
 
-def type_cover(pool: list[ModelCase]) -> list[ModelCase]:
-    """Greedy set cover: cases, in suite order, until every type of ``pool`` is covered (each
-    pick covers the most uncovered types; ties go to the shorter input)."""
-    left = set().union(*(c.types for c in pool))
-    picked: list[ModelCase] = []
-    while left:
-        best = max(pool, key=lambda c: (len(c.types & left), -len(c.hit)))
-        picked.append(best)
-        left -= best.types
-    return [c for c in pool if any(c is p for p in picked)]
-
-
-def _selected() -> list[ModelCase]:
-    mode = os.environ.get("NEML2_ROUTE_SWEEP", "sample")
-    if mode == "all":
-        return ALL
-    if mode == "types":
-        return type_cover(ALL)
-    if mode != "sample":
-        raise ValueError(f"NEML2_ROUTE_SWEEP={mode!r}: expected sample, types or all")
-    return [c for c in ALL if c.name in SAMPLE]
-
-
-SELECTED = _selected()
+SELECTED = route_sweep_cases(ALL, SAMPLE)
 
 
 def test_sample_names_exist() -> None:

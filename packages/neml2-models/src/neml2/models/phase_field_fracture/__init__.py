@@ -1,0 +1,1 @@
+"""Phase-field fracture: crack geometric functions, degradation functions, strain energy density."""
