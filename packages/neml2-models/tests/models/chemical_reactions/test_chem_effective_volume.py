@@ -63,9 +63,9 @@ def test_names_and_storage() -> None:
     ("opts", "pattern"),
     [
         ("    reference_mass = 1\n    densities = '1 2'\n    mass_fractions = 'a'\n",
-         r"'densities'.*expected 1 values.*got 2"),
+         r"'densities'.*expected 1 entries.*got 2"),
         ("    reference_mass = 1\n    densities = '1'\n    mass_fractions = 'a b'\n",
-         r"'densities'.*expected 2 values.*got 1"),
+         r"'densities'.*expected 2 entries.*got 1"),
         ("    reference_mass = 1\n    densities = '0 2'\n    mass_fractions = 'a b'\n",
          r"'densities'.*value 0 must be positive"),
         ("    reference_mass = 1\n    densities = '1 -2'\n    mass_fractions = 'a b'\n",
