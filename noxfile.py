@@ -1,14 +1,15 @@
 """Developer and CI sessions of the neml2 monorepo (``nox -l`` lists them).
 
 Most sessions run in the dev venv ``.venv`` that ``setup.sh`` creates (``venv_backend="none"``,
-tools called as ``sys.executable -m ...``), so torch is installed once. ``deploy``, ``cpp`` and
-``compat`` need fresh environments: they create them under ``.nox/`` and install the wheels
-``build`` left in ``dist/``.
+tools called as ``sys.executable -m ...``), so torch is installed once. ``deploy``, ``typed``,
+``cpp`` and ``compat`` need fresh environments: they create them under ``.nox/`` and install the
+wheels ``build`` left in ``dist/``.
 """
 
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 import os
 import re
 import shutil
@@ -38,6 +39,7 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "neml2-eager-cpp": ("packages/neml2-eager-cpp", "eager"),
 }
 DTYPE_INDEPENDENT = {"neml2-hit"}
+COMPILED = {"neml2-aoti", "neml2-eager-cpp"}  # built against the installed torch: pinned to it
 NAMESPACE_OWNER = "neml2-models"
 DEMO_INPUT = ROOT / "examples" / "viscoplasticity" / "chaboche.i"
 DEMO_OUTPUT = ROOT / "demo-output"
@@ -154,9 +156,13 @@ def gpu(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check over the repository."""
+    """ruff check and ruff format --check over the repository; each package's LICENSE is a copy
+    of the repository's."""
     _python(session, "-m", "ruff", "check", ".")
     _python(session, "-m", "ruff", "format", "--check", ".")
+    problems = _license_copies()
+    if problems:
+        session.error("\n  ".join(["LICENSE copies out of date:", *problems]))
 
 
 @nox.session(python=False)
@@ -181,18 +187,52 @@ def _wheel(name: str) -> Path:
     return wheels[-1]
 
 
-def _check_wheel(name: str, wheel: Path) -> list[str]:
-    """Problems of one wheel: namespace ownership, py.typed, C++ payload."""
-    sub = PACKAGES[name][1]
-    files = set(zipfile.ZipFile(wheel).namelist())
+def _license_copies() -> list[str]:
+    """Problems of the per-package LICENSE copies: each must equal the repository's LICENSE."""
+    text = (ROOT / "LICENSE").read_bytes()
     problems = []
+    for folder, _ in PACKAGES.values():
+        copy = ROOT / folder / "LICENSE"
+        if not copy.is_file() or copy.is_symlink() or copy.read_bytes() != text:
+            problems.append(
+                f"{copy.relative_to(ROOT)}: not a copy of LICENSE (cp LICENSE {folder})"
+            )
+    return problems
+
+
+def _torch_pin() -> str:
+    """``torch==X.Y.*`` of the dev venv's torch: what the compiled wheels must require."""
+    torch = Version(importlib.metadata.version("torch"))
+    return f"torch=={torch.major}.{torch.minor}.*"
+
+
+def _check_wheel(name: str, wheel: Path) -> list[str]:
+    """Problems of one wheel: namespace ownership, py.typed, C++ payload, license file, torch
+    pin of the compiled distributions."""
+    sub = PACKAGES[name][1]
+    archive = zipfile.ZipFile(wheel)
+    files = set(archive.namelist())
+    problems = []
+    dist_info = next(f.split("/")[0] for f in files if f.endswith(".dist-info/METADATA"))
+    license_file = f"{dist_info}/licenses/LICENSE"
+    if license_file not in files:
+        problems.append(f"{wheel.name}: {license_file} missing")
+    elif archive.read(license_file) != (ROOT / "LICENSE").read_bytes():
+        problems.append(f"{wheel.name}: {license_file} differs from the repository LICENSE")
+    if name in COMPILED:
+        requires = archive.read(f"{dist_info}/METADATA").decode().splitlines()
+        if f"Requires-Dist: {_torch_pin()}" not in requires:
+            problems.append(f"{wheel.name}: METADATA lacks Requires-Dist: {_torch_pin()}")
     owns_init = "neml2/__init__.py" in files
     if owns_init != (name == NAMESPACE_OWNER):
         problems.append(f"{wheel.name}: neml2/__init__.py {'present' if owns_init else 'missing'}")
     if f"neml2/{sub}/py.typed" not in files:
         problems.append(f"{wheel.name}: neml2/{sub}/py.typed missing")
-    if "neml2/py.typed" in files:
-        problems.append(f"{wheel.name}: ships a shared neml2/py.typed")
+    # neml2/py.typed marks neml2-models' top-level modules (factory, solvers, drivers, ...) as
+    # typed: only the owner of neml2/__init__.py ships it, so no two wheels share the file
+    owns_typed = "neml2/py.typed" in files
+    if owns_typed != (name == NAMESPACE_OWNER):
+        problems.append(f"{wheel.name}: neml2/py.typed {'present' if owns_typed else 'missing'}")
     expected = {
         "neml2-models": ["neml2/hash"],
         "neml2-aoti": [
@@ -221,13 +261,15 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
 
 @nox.session(python=False)
 def build(session: nox.Session) -> None:
-    """Wheels of all five packages into dist/, then check their namespace and py.typed layout."""
+    """Wheels of all five packages into dist/, then check their namespace and py.typed layout,
+    license files and torch pins."""
     DIST.mkdir(exist_ok=True)
     for old in DIST.glob("neml2_*.whl"):
         old.unlink()
     for folder, _ in PACKAGES.values():
         _python(session, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(DIST), folder)
-    problems = [p for name in PACKAGES for p in _check_wheel(name, _wheel(name))]
+    problems = _license_copies()
+    problems += [p for name in PACKAGES for p in _check_wheel(name, _wheel(name))]
     if problems:
         session.error("wheel layout problems:\n  " + "\n  ".join(problems))
     session.log(f"{len(PACKAGES)} wheels OK in {DIST}")
@@ -264,7 +306,8 @@ def deploy(session: nox.Session) -> None:
     The dev venv compiles the elasticity and scalar-implicit scenarios (through the neml2-compile
     cache, or reusing ``$NEML2_TEST_ARTIFACTS``) and records py-eager reference values; the fresh
     venv then loads them with ``neml2.aoti.Model``, checks forward and jacobian to 1e-10 and a
-    ConvergenceError, and proves neml2.models / neml2.hit / neml2.tensors are not importable.
+    ConvergenceError, and proves neml2.models / neml2.hit / neml2.tensors are not importable;
+    its ``neml2-compile`` names the missing ``[compile]`` extra in one line (exit status 2).
     """
     work = ROOT / ".nox" / "deploy-work"
     _scenario_artifacts(session, ["float64"])
@@ -272,6 +315,88 @@ def deploy(session: nox.Session) -> None:
     python = _fresh_venv(session, ROOT / ".nox" / "deploy-env", str(_wheel("neml2-aoti")))
     check = [str(python), str(RUNTIME_TESTS / "deploy_check.py"), str(work / "reference.pt")]
     session.run(*check, external=True)
+    _check_compile_needs_extra(session, python.with_name("neml2-compile"), work)
+
+
+def _check_compile_needs_extra(session: nox.Session, script: Path, work: Path) -> None:
+    """``neml2-compile`` of a runtime-only venv: one line naming the [compile] extra, exit 2.
+
+    Lines before it are torch's own import warnings (torch without numpy warns on import).
+    """
+    expected = (
+        'neml2-compile: needs the compile extra: pip install "neml2-aoti[compile]" '
+        "(missing module neml2.models)"
+    )
+    model = str(RUNTIME_TESTS.parent / "scenarios" / "elasticity.i")
+    for args in (["--help"], [model, "--model", "model", "--output-dir", str(work / "none")]):
+        done = subprocess.run([str(script), *args], capture_output=True, text=True, check=False)
+        last = done.stderr.splitlines()[-1:]
+        ok = done.returncode == 2 and not done.stdout and last == [expected]
+        if not ok or "Traceback" in done.stderr:
+            session.error(
+                f"neml2-compile {' '.join(args)} without the compile extra: exit "
+                f"{done.returncode}, stdout {done.stdout!r}, stderr {done.stderr!r}"
+            )
+    session.log("neml2-compile without the compile extra: one line naming it, exit 2")
+
+
+#: A user's script type-checked against the installed wheels (``typed`` session): every revealed
+#: type is a real one (not Any) and the one error is the int passed as a path.
+TYPED_USER_SCRIPT = """\
+import neml2.eager
+from neml2.aoti import Model
+from neml2.drivers import TransientDriver
+from neml2.factory import load_input
+from neml2.hit import parse_text
+from neml2.solvers import Newton
+from neml2.tensors import SR2
+
+reveal_type(load_input)
+reveal_type(TransientDriver)
+reveal_type(Newton)
+reveal_type(SR2)
+reveal_type(parse_text)
+reveal_type(Model)
+reveal_type(neml2.eager.cmake_prefix_path)
+load_input(42)
+"""
+
+
+@nox.session(python=False)
+def typed(session: nox.Session) -> None:
+    """PEP 561: mypy type-checks a user's script against the five installed wheels.
+
+    A fresh venv gets torch and every wheel of ``dist/``; the dev venv's mypy checks
+    ``TYPED_USER_SCRIPT`` with that venv's site-packages (no repository configuration): no module
+    is untyped or missing, no revealed type is Any, and the one error is the planted one.
+    """
+    python = _fresh_venv(session, ROOT / ".nox" / "typed-env", *(str(_wheel(n)) for n in PACKAGES))
+    with tempfile.TemporaryDirectory(prefix="neml2-typed-") as tmp:
+        script, config = Path(tmp) / "user.py", Path(tmp) / "mypy.ini"
+        script.write_text(TYPED_USER_SCRIPT)
+        config.write_text("[mypy]\n")
+        mypy = [sys.executable, "-m", "mypy", "--config-file", str(config), "--no-incremental"]
+        done = subprocess.run(
+            [*mypy, "--python-executable", str(python), "--show-error-codes", str(script)],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={k: v for k, v in os.environ.items() if k != "MYPYPATH"},
+        )
+    lines = done.stdout.splitlines()
+    session.log("\n".join(lines))
+    revealed = [line for line in lines if "Revealed type is" in line]
+    errors = [line for line in lines if ": error:" in line]
+    planted = f"user.py:{len(TYPED_USER_SCRIPT.splitlines())}: error:"
+    problems = [line for line in revealed if 'Revealed type is "Any"' in line]
+    if len(revealed) != TYPED_USER_SCRIPT.count("reveal_type("):
+        problems.append(f"{len(revealed)} revealed types")
+    if len(errors) != 1 or planted not in errors[0] or "[arg-type]" not in errors[0]:
+        problems += errors or [f"no error at the planted line ({done.stderr.strip()})"]
+    if problems:
+        session.error("the installed wheels are not seen as typed:\n  " + "\n  ".join(problems))
+    session.log("mypy sees every neml2 module of the installed wheels as typed")
 
 
 def _tool(name: str) -> str:

@@ -2,7 +2,8 @@
 
 ``neml2-compile INPUT.i (--model NAME | --driver NAME) [options] [HIT overrides]``; unknown
 trailing tokens are HIT overrides (``Models/m/E:=1``). Errors print one ``Error: …`` line and
-exit 1.
+exit 1. The ``neml2-compile`` script starts in :func:`neml2.aoti._extras.neml2_compile`, which
+checks the ``[compile]`` extra before this package is imported.
 """
 
 from __future__ import annotations
