@@ -4,6 +4,8 @@
 // buffer cache).
 #include "neml2/csrc/aoti/Model.h"
 
+#include <algorithm>
+
 #include "model_impl.h"
 #include "neml2/csrc/aoti/allocator.h"
 #include "neml2/csrc/aoti/guard.h"
@@ -165,6 +167,16 @@ const std::vector<std::pair<std::string, std::string>> &
 Model::parameter_derivatives() const
 {
   return _impl->parameter_derivatives;
+}
+
+std::vector<int64_t>
+Model::jacobian_block_shape(const std::string & out, const std::string & in) const
+{
+  const auto & d = _impl->derivatives;
+  if (std::find(d.begin(), d.end(), std::make_pair(out, in)) == d.end())
+    throw FatalError("jacobian_block_shape: [" + out + ", " + in +
+                     "] is not a compiled derivative pair of " + _impl->label());
+  return _impl->block_shape(out, in);
 }
 
 c10::Device

@@ -1,5 +1,7 @@
 // jacobian / jvp of ModelImpl (aoti.md §3.3 "Jacobian and JVP").
 //
+// Blocks are carried as full per-site matrices (*B, *out_trailing, *in_trailing); the public
+// jacobian returns the site-diagonal pairs as their diagonals (ARTIFACT.md §3.1).
 // A single forward segment with a _jvp graph takes one graph call and returns its blocks. Any
 // other model carries dstate[var] = d var / d(requested inputs), (Bflat or 1, size, M), through
 // the segments: a forward segment adds block @ dstate[in] for each compiled pair, an implicit
@@ -177,8 +179,56 @@ ModelImpl::run_with_carrier(CallState & s, const std::vector<int> & requested)
   return dstate;
 }
 
+namespace
+{
+/// The site diagonal (*batch, *S, *out_base, *in_base) of a full block
+/// (*batch, *S, *out_base, *S, *in_base): entry d out[b, s] / d in[b, s].
+at::Tensor
+site_diagonal_of(const at::Tensor & full, const VarInfo & vo, const VarInfo & vi)
+{
+  const auto n = c10::multiply_integers(vo.sub);
+  const auto nb =
+      full.dim() - static_cast<int64_t>(vo.trailing().size() + vi.trailing().size());
+  std::vector<int64_t> flat(full.sizes().begin(), full.sizes().begin() + nb);
+  auto shape = flat;
+  flat.insert(flat.end(), {n, c10::multiply_integers(vo.base), n, c10::multiply_integers(vi.base)});
+  shape.insert(shape.end(), vo.sub.begin(), vo.sub.end());
+  shape.insert(shape.end(), vo.base.begin(), vo.base.end());
+  shape.insert(shape.end(), vi.base.begin(), vi.base.end());
+  return full.reshape(flat).diagonal(0, nb, nb + 2).movedim(-1, nb).reshape(shape);
+}
+} // namespace
+
+std::vector<int64_t>
+ModelImpl::block_shape(const std::string & out, const std::string & in) const
+{
+  const auto & vo = vars[slot_of.at(out)];
+  const auto & vi = vars[slot_of.at(in)];
+  auto shape = vo.trailing();
+  if (site_diagonal.count({out, in}))
+    shape.insert(shape.end(), vi.base.begin(), vi.base.end());
+  else
+  {
+    const auto ti = vi.trailing();
+    shape.insert(shape.end(), ti.begin(), ti.end());
+  }
+  return shape;
+}
+
 JacobianResult
 ModelImpl::jacobian(const TensorMap & inputs, const TensorMap & overrides)
+{
+  auto result = jacobian_full(inputs, overrides);
+  for (const auto & [o, i] : site_diagonal)
+  {
+    auto & block = result.second.at(o).at(i);
+    block = site_diagonal_of(block, vars[slot_of.at(o)], vars[slot_of.at(i)]);
+  }
+  return result;
+}
+
+JacobianResult
+ModelImpl::jacobian_full(const TensorMap & inputs, const TensorMap & overrides)
 {
   log.clear();
   if (derivatives.empty())
@@ -245,7 +295,7 @@ ModelImpl::jvp(const TensorMap & inputs, const TensorMap & tangents, const Tenso
       throw FatalError("jvp: tangent '" + name + "' must be " + c10::toString(dtype) + " on " +
                        device.str());
   }
-  auto [outputs, J] = jacobian(inputs, overrides);
+  auto [outputs, J] = jacobian_full(inputs, overrides);
   TensorMap result;
   for (const auto & [o, row] : J)
   {

@@ -1,5 +1,6 @@
 // Loading an artifact into ModelImpl: metadata.json validation, slots, parameters, graphs.
 // The contract is packages/neml2-aoti/ARTIFACT.md (format "neml2-aoti", schema_version 2).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -507,6 +508,9 @@ struct MetadataReader
       m.min_batch = std::max<int64_t>(1, mb->as_int("min_batch"));
     pair_list("derivatives", m.derivatives);
     pair_list("parameter_derivatives", m.parameter_derivatives);
+    std::vector<std::pair<std::string, std::string>> diagonal;
+    pair_list("site_diagonal_derivatives", diagonal);
+    m.site_diagonal.insert(diagonal.begin(), diagonal.end());
     if (const auto * c = doc.find("solver_config"); c && c->is_object())
       solver_config(*c);
     const auto & segs = doc.at("segments", src).as_array("segments");
@@ -527,6 +531,16 @@ struct MetadataReader
     for (const auto & [o, i] : m.derivatives)
       if (!m.slot_of.count(o) || !m.slot_of.count(i))
         throw FatalError(src + ": derivative pair [" + o + ", " + i + "] names an unknown variable");
+    for (const auto & pr : m.site_diagonal)
+    {
+      const auto where = src + ": site_diagonal_derivatives pair [" + pr.first + ", " +
+                         pr.second + "]";
+      if (std::find(m.derivatives.begin(), m.derivatives.end(), pr) == m.derivatives.end())
+        throw FatalError(where + " is not a compiled derivative pair");
+      const auto & so = m.vars[m.slot_of.at(pr.first)].sub;
+      if (so.empty() || so != m.vars[m.slot_of.at(pr.second)].sub)
+        throw FatalError(where + ": both variables must have the same non-empty sub-batch shape");
+    }
   }
 };
 

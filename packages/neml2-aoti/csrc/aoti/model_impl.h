@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -171,7 +172,12 @@ public:
 
   TensorMap forward(const TensorMap & inputs, const TensorMap & overrides);
   JvpResult jvp(const TensorMap & inputs, const TensorMap & tangents, const TensorMap & overrides);
+  /// Public blocks: jacobian_full with the site-diagonal pairs as their diagonals.
   JacobianResult jacobian(const TensorMap & inputs, const TensorMap & overrides);
+  /// Every block (*B, *out_trailing, *in_trailing): the full per-site matrix.
+  JacobianResult jacobian_full(const TensorMap & inputs, const TensorMap & overrides);
+  /// Trailing shape (behind the batch axes) of the public block J[out][in].
+  std::vector<int64_t> block_shape(const std::string & out, const std::string & in) const;
   JacobianResult param_jacobian(const TensorMap & inputs, const TensorMap & overrides);
   TensorMap param_vjp(const TensorMap & inputs,
                       const TensorMap & cotangents,
@@ -192,6 +198,9 @@ public:
   std::vector<ParamInfo> params;
   std::vector<Segment> segments;
   std::vector<std::pair<std::string, std::string>> derivatives, parameter_derivatives;
+  /// Pairs of `derivatives` returned as their site diagonal (*B, *S, *out_base, *in_base)
+  /// (metadata "site_diagonal_derivatives"; ARTIFACT.md §3.1, "Sub-batched pairs").
+  std::set<std::pair<std::string, std::string>> site_diagonal;
   /// Graphs traced for a fixed batch (dynamic_batch false): the only accepted batch size.
   int64_t fixed_batch = -1;
   /// Smallest batch every graph accepts; a smaller call batch is padded by repeating row 0.

@@ -228,10 +228,14 @@ DispatchedModel::jacobian(const TensorMap & inputs, const TensorMap & param_over
                  std::vector<VariablePairJacobian> blocks;
                  for (auto & [v, j] : chunks)
                    values.push_back(std::move(v)), blocks.push_back(std::move(j));
+                 // a site-diagonal pair's block has fewer axes than the full per-site matrix
+                 auto ndims = chunking::block_ndims(call.out_base, call.in_base);
+                 const auto & primary = *_models.front();
+                 for (const auto & [o, i] : primary.derivatives())
+                   ndims[o][i] = static_cast<int64_t>(primary.jacobian_block_shape(o, i).size());
                  return JacobianResult{
                      chunking::concat(values, call.result_device),
-                     chunking::concat_blocks(blocks, call.out_base, call.in_base,
-                                             call.result_device)};
+                     chunking::concat_blocks(blocks, ndims, call.result_device)};
                });
 }
 
@@ -254,7 +258,8 @@ DispatchedModel::param_jacobian(const TensorMap & inputs, const TensorMap & para
                    values.push_back(std::move(v)), blocks.push_back(std::move(j));
                  return JacobianResult{
                      chunking::concat(values, call.result_device),
-                     chunking::concat_blocks(blocks, call.out_base, call.param_base,
+                     chunking::concat_blocks(blocks,
+                                             chunking::block_ndims(call.out_base, call.param_base),
                                              call.result_device)};
                });
 }
@@ -330,6 +335,12 @@ const std::vector<std::pair<std::string, std::string>> &
 DispatchedModel::parameter_derivatives() const
 {
   return _models.front()->parameter_derivatives();
+}
+
+std::vector<int64_t>
+DispatchedModel::jacobian_block_shape(const std::string & out, const std::string & in) const
+{
+  return _models.front()->jacobian_block_shape(out, in);
 }
 
 c10::Device

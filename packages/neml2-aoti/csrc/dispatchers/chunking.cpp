@@ -126,10 +126,19 @@ concat(const std::vector<TensorMap> & chunks, const c10::Device & device)
   return out;
 }
 
+BlockNdims
+block_ndims(const BaseNdims & out_base, const BaseNdims & in_base)
+{
+  BlockNdims out;
+  for (const auto & [y, ny] : out_base)
+    for (const auto & [x, nx] : in_base)
+      out[y][x] = ny + nx;
+  return out;
+}
+
 VariablePairJacobian
 concat_blocks(const std::vector<VariablePairJacobian> & chunks,
-              const BaseNdims & out_base,
-              const BaseNdims & in_base,
+              const BlockNdims & ndims,
               const c10::Device & device)
 {
   VariablePairJacobian out;
@@ -140,8 +149,9 @@ concat_blocks(const std::vector<VariablePairJacobian> & chunks,
     {
       // a block without batch axes (a constant a model returns once) is every chunk's; the
       // compiled runtime's batch-independent blocks are broadcast views, concatenated as usual
-      const bool unbatched = out_base.count(y) && in_base.count(x) &&
-                             first.dim() == out_base.at(y) + in_base.at(x);
+      const auto row = ndims.find(y);
+      const bool unbatched = row != ndims.end() && row->second.count(x) &&
+                             first.dim() == row->second.at(x);
       if (chunks.size() == 1 || unbatched || !first.defined())
       {
         out[y].emplace(x, first.defined() ? first.to(device) : first);

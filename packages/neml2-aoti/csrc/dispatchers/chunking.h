@@ -52,11 +52,16 @@ TensorMap slice(const TensorMap & values,
 /// Chunk maps concatenated on dim 0 (in chunk order), on device.
 TensorMap concat(const std::vector<TensorMap> & chunks, const c10::Device & device);
 
-/// Chunk Jacobian blocks: a block of rank out_base + in_base is batch-independent and taken from
-/// the first chunk; the others are concatenated on dim 0.
+/// Rank of each Jacobian block behind its batch axes, by output then input.
+using BlockNdims = std::map<std::string, BaseNdims>;
+
+/// out_base[y] + in_base[x] for every pair (y, x): the full per-site block's rank.
+BlockNdims block_ndims(const BaseNdims & out_base, const BaseNdims & in_base);
+
+/// Chunk Jacobian blocks: a block of rank ndims[y][x] (no batch axes) is batch-independent and
+/// taken from the first chunk; the others are concatenated on dim 0.
 VariablePairJacobian concat_blocks(const std::vector<VariablePairJacobian> & chunks,
-                                   const BaseNdims & out_base,
-                                   const BaseNdims & in_base,
+                                   const BlockNdims & ndims,
                                    const c10::Device & device);
 
 /// Chunk parameter adjoints: concatenated for the batched parameters, summed for the others.

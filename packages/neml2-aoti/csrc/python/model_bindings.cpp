@@ -402,6 +402,12 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
   cls.def_property_readonly("parameter_derivatives",
                             &Model::parameter_derivatives,
                             "Compiled (output, parameter) derivative pairs.");
+  cls.def("jacobian_block_shape",
+          &Model::jacobian_block_shape,
+          py::arg("output"),
+          py::arg("input"),
+          "Shape of jacobian()'s J[out][in] behind the batch axes: (*out_sub, *out_base, "
+          "*in_sub, *in_base), or (*sub, *out_base, *in_base) for a site-diagonal pair.");
   cls.def_property_readonly("device", &Model::device, "Device of the loaded leaf.");
   cls.def_property_readonly("dtype", &Model::dtype, "Floating dtype of the loaded leaf.");
   cls.def_property_readonly(

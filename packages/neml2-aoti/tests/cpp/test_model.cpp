@@ -105,6 +105,8 @@ inputs_of(const std::string & scenario)
 TEST_CASE(parity_elasticity) { parity("elasticity"); }
 TEST_CASE(parity_scalar_implicit) { parity("scalar_implicit"); }
 TEST_CASE(parity_chaboche) { parity("chaboche"); }
+TEST_CASE(parity_taylor) { parity("taylor"); }
+TEST_CASE(parity_sub_batch) { parity("sub_batch"); }
 
 TEST_CASE(float32_leaf)
 {

@@ -1,7 +1,8 @@
 # A forward model with a per-site axis (crystal-plasticity style): x and y = -2 x^2 carry a
 # declared sub-batch of 3 sites, while strain -> stress (linear isotropic elasticity) is plain
-# batch. Derivatives of sub-batched variables are not compiled; stress:strain is.
-# Compile: neml2-compile sub_batch.i --model model -p elastic.E -d stress:strain
+# batch. dy/dx is site-diagonal: its block is (*B, 3), entry -4 x per site; dy/dscaling is x^2.
+# Compile: neml2-compile sub_batch.i --model model -p elastic.E -p square.scaling
+#          -d stress:strain -d y:x -d stress:elastic.E -d y:square.scaling
 [Settings]
   [example_batch_shape]
     x = '(2; 3)'

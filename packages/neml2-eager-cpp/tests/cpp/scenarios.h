@@ -23,9 +23,10 @@ input_file(const std::string & name)
   return std::string(NEML2_EAGER_TEST_INPUTS) + "/" + name + ".i";
 }
 
-/// Canonical (*B, *base) inputs of `names` with base shapes `bases`: small random strains, time
-/// t = 1 (batch-less, so it broadcasts), t~1 = 0, an x guess of 1 and x~1 in [0.5, 2), old
-/// states 0. Deterministic for a given seed.
+/// Canonical (*B, *base) inputs of `names` with base shapes `bases`: small random strains (and
+/// deformation rates and vorticities), time t = 1 (batch-less, so it broadcasts), t~1 = 0, an x
+/// guess of 1 and x~1 in [0.5, 2), grains of random orientation (MRP components in [-0.4, 0.4)),
+/// other old states 0. Deterministic for a given seed.
 inline TensorMap
 inputs(const std::vector<std::string> & names,
        const neml2::aoti::BaseShapes & bases,
@@ -40,8 +41,10 @@ inputs(const std::vector<std::string> & names,
     const auto & n = names[i];
     std::vector<int64_t> shape{batch};
     shape.insert(shape.end(), bases[i].begin(), bases[i].end());
-    if (n == "strain")
+    if (n == "strain" || n == "deformation_rate" || n == "vorticity")
       out[n] = 1e-3 * at::randn(shape, gen, opts);
+    else if (n == "orientation~1")
+      out[n] = 0.8 * (at::rand(shape, gen, opts) - 0.5);
     else if (n == "t")
       out[n] = at::ones(bases[i], opts);
     else if (n == "x")

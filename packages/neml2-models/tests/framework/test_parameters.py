@@ -111,6 +111,44 @@ def test_parameter_derivatives() -> None:
     assert m.parameter_base_shapes() == {"weight_0": (), "offset": ()}
 
 
+def test_parameter_derivatives_of_a_sub_batched_output() -> None:
+    """Blocks ``(*batch, *out_sub, *out_base, *param_base)``: one parameter per batch entry,
+    shared by its sites; here d(c x^2)/dc = x^2 per site (hand derivative)."""
+    text = """
+    [Models]
+      [copy]
+        type = CopyScalar
+        from = 'x'
+        to = 'x2'
+      []
+      [square]
+        type = ScalarMultiplication
+        from = 'x x2'
+        to = 'y'
+        scaling = 1.5
+      []
+      [stress]
+        type = LinearIsotropicElasticity
+        coefficients = '1e3 0.3'
+        coefficient_types = 'YOUNGS_MODULUS POISSONS_RATIO'
+      []
+      [model]
+        type = ComposedModel
+        models = 'copy square stress'
+      []
+    []
+    """
+    m = neml2.load_string(text).get_model("model")
+    x = torch.tensor([[0.5, 1.0, 2.0], [1.5, -1.0, 3.0]], dtype=F64)
+    strain = torch.linspace(-1e-3, 1e-3, 12, dtype=F64).reshape(2, 6)
+    out, jac = m.param_jacobian({"x": Scalar(x, sub_batch_ndim=1), "strain": SR2(strain)})
+    torch.testing.assert_close(out["y"], 1.5 * x**2)
+    torch.testing.assert_close(jac["y"]["square.scaling"], x**2)
+    torch.testing.assert_close(jac["y"]["stress.E"], torch.zeros(2, 3, dtype=F64))
+    assert jac["stress"]["stress.E"].shape == (2, 6)
+    torch.testing.assert_close(jac["stress"]["square.scaling"], torch.zeros(2, 6, dtype=F64))
+
+
 def test_set_parameter() -> None:
     m = neml2.load_string(MODES).get_model("literal")
     p = dict(m.named_parameters())["weight_0"]

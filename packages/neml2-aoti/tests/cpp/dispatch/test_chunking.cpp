@@ -92,9 +92,23 @@ TEST_CASE(blocks_batch_independent_pass_through)
   std::vector<VariablePairJacobian> chunks;
   for (int64_t b : {0, 5})
     chunks.push_back({{"stress", {{"strain", C}, {"E", dE.narrow(0, b, b == 0 ? 5 : 4)}}}});
-  const auto J = concat_blocks(chunks, out, in, cpu);
+  const auto J = concat_blocks(chunks, block_ndims(out, in), cpu);
   EXPECT(at::equal(J.at("stress").at("strain"), C));
   EXPECT(at::equal(J.at("stress").at("E"), dE));
+}
+
+TEST_CASE(blocks_site_diagonal_ranks)
+{
+  // a site-diagonal block (B, S) of per-site scalars has the rank of the full (S, S) matrix:
+  // only its recorded rank (1) tells that it is batched
+  const BaseNdims out{{"rate", 1}}, in{{"tau", 1}};
+  auto ndims = block_ndims(out, in);
+  EXPECT(ndims.at("rate").at("tau") == 2);
+  ndims["rate"]["tau"] = 1;
+  const auto d = rand({7, 12});
+  std::vector<VariablePairJacobian> chunks{{{"rate", {{"tau", d.narrow(0, 0, 3)}}}},
+                                           {{"rate", {{"tau", d.narrow(0, 3, 4)}}}}};
+  EXPECT(at::equal(concat_blocks(chunks, ndims, cpu).at("rate").at("tau"), d));
 }
 
 TEST_CASE(adjoints_summed_or_concatenated)

@@ -203,6 +203,35 @@ TEST_CASE(implicit_model_within_1e10)
   }
 }
 
+TEST_CASE(taylor_within_1e10)
+{
+  // The FCC Taylor model (crystal plasticity: 12 slip systems on a sub-batch axis inside the
+  // Newton graphs), one step of randomly oriented grains: each chunk solves its own Newton
+  // problem, so chunked results agree with the direct call to the solver's tolerance.
+  const auto root = scenario("taylor") / "model";
+  Model direct(root);
+  const int64_t n = 9;
+  at::manual_seed(13);
+  const TensorMap in{{"deformation_rate", 1e-3 * at::randn({n, 6}, f64())},
+                     {"vorticity", 1e-3 * at::randn({n, 3}, f64())},
+                     {"elastic_strain~1", at::zeros({n, 6}, f64())},
+                     {"t", at::ones({n}, f64())},
+                     {"t~1", at::zeros({n}, f64())},
+                     {"orientation~1", 0.8 * (at::rand({n, 3}, f64()) - 0.5)},
+                     {"slip_hardening~1", at::zeros({n}, f64())}};
+  const auto ref = direct.forward(in);
+  EXPECT(ref.at("elastic_strain").abs().max().item<double>() > 1e-5);
+  const auto ref_jac = direct.jacobian(in);
+  for (int64_t bs : {0, 2, 4, 9})
+  {
+    DispatchedModel d(root, simple(bs));
+    expect_equal(d.forward(in), ref, 1e-10);
+    const auto jac = d.jacobian(in);
+    expect_equal(jac.first, ref_jac.first, 1e-10);
+    expect_equal(jac.second, ref_jac.second, 1e-10);
+  }
+}
+
 TEST_CASE(newton_reports_through_log_sink)
 {
   // The compiled Newton solver logs on channel newton of neml2/csrc/aoti/log.h: a host default
@@ -285,6 +314,13 @@ TEST_CASE(sub_batch_model_chunks_only_batch_axes)
     EXPECT(ref.at("y").sizes() == (std::vector<int64_t>{batch, 3}));
     EXPECT(at::allclose(ref.at("y"), -2.0 * in.at("x") * in.at("x"), 1e-14, 0.0));
     const auto ref_jac = direct.jacobian(in);
+    // dy/dx is site-diagonal: one derivative per site, (*B, 3), not the (*B, 3, 3) matrix
+    EXPECT(direct.jacobian_block_shape("y", "x") == (std::vector<int64_t>{3}));
+    EXPECT(at::allclose(ref_jac.second.at("y").at("x"), -4.0 * in.at("x"), 1e-14, 0.0));
+    // the jvp contracts the full per-site matrix with the tangent
+    const auto tx = at::rand({batch, 3}, f64());
+    EXPECT(at::allclose(
+        direct.jvp(in, {{"x", tx}}).second.at("y"), -4.0 * in.at("x") * tx, 1e-14, 0.0));
     const auto ref_pjac = direct.param_jacobian(in);
     std::vector<std::shared_ptr<WorkScheduler>> schedulers{simple(2), simple(1), simple(0)};
     schedulers.push_back(std::make_shared<StaticHybridScheduler>(
@@ -296,6 +332,7 @@ TEST_CASE(sub_batch_model_chunks_only_batch_axes)
       const auto jac = d.jacobian(in);
       expect_equal(jac.first, ref_jac.first, 0);
       expect_equal(jac.second, ref_jac.second, 0);
+      expect_equal(d.jvp(in, {{"x", tx}}).second, direct.jvp(in, {{"x", tx}}).second, 0);
       const auto pjac = d.param_jacobian(in);
       expect_equal(pjac.first, ref_pjac.first, 0);
       expect_equal(pjac.second, ref_pjac.second, 0);

@@ -20,7 +20,7 @@ from torch.func import functional_call
 
 from neml2._guard import allow_autograd
 from neml2.models._derivatives import split_result
-from neml2.models._typed import batch_shape, broadcast
+from neml2.models._typed import broadcast
 from neml2.models.chain_rule import accumulate, apply_chain_rule
 from neml2.tensors import flatten_from
 
@@ -154,13 +154,15 @@ def _params(model: Any, params: Sequence[str] | None) -> dict[str, torch.Tensor]
 def param_jacobian(
     model: Any, inputs: Mapping[str, Any], params: Sequence[str] | None = None
 ) -> tuple[dict[str, torch.Tensor], dict[str, dict[str, torch.Tensor]]]:
-    """``(outputs, {out: {param: (*batch, *out_base, *param_base)}})`` by reverse mode."""
+    """``(outputs, {out: {param: (*batch, *out_sub, *out_base, *param_base)}})`` by reverse mode
+    (``batch`` the dynamic batch: a parameter is per batch element, shared by the sites of a
+    sub-batched output)."""
     args = model.wrap_inputs(inputs)
     chosen = _params(model, params)
     bases = model.parameter_base_shapes()
     with torch.no_grad():
         outs0, _ = split_result(model, model(*args), 0)
-    batch = broadcast(*[batch_shape(y) for y in outs0.values()])
+    batch = broadcast(*[tuple(y.dynamic_batch_shape) for y in outs0.values()])
     with torch.enable_grad():
         copies = {}
         for n, p in chosen.items():
@@ -169,7 +171,8 @@ def param_jacobian(
         outs, _ = split_result(model, functional_call(model, copies, tuple(args)), 0)
         jac: dict[str, dict[str, torch.Tensor]] = {}
         for oname, y in outs.items():
-            yd = y.data.expand((*batch, *y.BASE_SHAPE))
+            trailing = (*y.sub_batch_shape, *y.BASE_SHAPE)
+            yd = y.data.expand((*batch, *trailing))
             flat = flatten_from(yd, len(batch))
             row: dict[str, torch.Tensor] = {}
             grads = [
@@ -186,7 +189,7 @@ def param_jacobian(
                 parts = [torch.zeros_like(cp) if g[j] is None else g[j] for g in grads]
                 pb = tuple(cp.shape[len(batch) :])
                 blk = torch.stack([flatten_from(q, len(batch)) for q in parts], dim=-2)
-                row[n] = blk.reshape((*batch, *y.BASE_SHAPE, *pb))
+                row[n] = blk.reshape((*batch, *trailing, *pb))
             jac[oname] = row
     return {k: v.data.detach() for k, v in outs.items()}, jac
 

@@ -7,11 +7,16 @@ parameters stay module state and are baked as constants). Graph semantics: ARTIF
 
 Derivatives: input blocks by the forward chain rule (``Model.jacobian``; the equation system's
 ``assemble`` for ``A = ∂r/∂u`` and ``B = ∂r/∂g``); parameter blocks by reverse mode, one pass per
-output component, relying on batch entries being independent (``d y_b / d θ_b``).
+output component, relying on batch entries being independent (``d y_b / d θ_b``). Blocks of
+sub-batched variables are returned in the full per-site layout ``(B, *S_out, *out_base, *S_in,
+*in_base)`` (parameter blocks ``(B, *S_out, *out_base, *θ)``), the runtime's flat
+``(size_out, size_in)`` matrix; a site-diagonal eager block is expanded to it
+(:func:`_site_block`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -52,6 +57,20 @@ def _first_row(t: torch.Tensor, trailing: Sequence[int]) -> torch.Tensor:
     return t.reshape((-1, *trailing))[:1] if t.ndim > len(trailing) else t
 
 
+def _trailing(v: VarInfo) -> tuple[int, ...]:
+    """Sub-batch + base shape: the axes of a variable after its batch."""
+    return (*v.sub_batch_shape, *v.base_shape)
+
+
+def _site_block(t: torch.Tensor, sub: Sequence[int], ob: Sequence[int], ib: Sequence[int]) -> Any:
+    r"""A site-diagonal block ``(B, *S, *ob, *ib)`` in the full layout ``(B, *S, *ob, *S, *ib)``:
+    :math:`J_{s \alpha t \beta} = \delta_{st} D_{s \alpha \beta}`."""
+    n, nob, nib = math.prod(sub), math.prod(ob), math.prod(ib)
+    d = t.reshape((-1, n, nob, 1, nib))
+    eye = torch.eye(n, dtype=t.dtype, device=t.device).reshape((1, n, 1, n, 1))
+    return (d * eye).reshape((-1, *sub, *ob, *sub, *ib))
+
+
 def _param_blocks(
     outs: Sequence[torch.Tensor], thetas: Sequence[torch.Tensor], b: Any
 ) -> list[list[torch.Tensor | None]]:
@@ -89,6 +108,7 @@ class ForwardGraph(nn.Module):
         self.params = list(prep.params)
         self.types = dict(prep.model.input_spec)
         self.pairs = list(prep.pairs)
+        self.site_diagonal = prep.site_diagonal
         self.param_pairs = list(prep.param_pairs)
         #: per pair of the jvp graph: the block depends on no input value (a constant tangent such
         #: as a fixed stiffness) and is emitted as (1, ...); set by the pipeline after a first export
@@ -116,7 +136,7 @@ class ForwardGraph(nn.Module):
                 pidx = {p.name: k for k, p in enumerate(self.params)}
                 blocks = _param_blocks([byname[o] for o in wanted], ps, b)
             out = []
-            shapes = {v.name: v.base_shape for v in self.outs}
+            shapes = {v.name: _trailing(v) for v in self.outs}
             for o, th in self.param_pairs:
                 blk = blocks[wanted.index(o)][pidx[th]]
                 pshape = tuple(self.params[pidx[th]].shape)
@@ -137,10 +157,13 @@ class ForwardGraph(nn.Module):
         values = tuple(
             _to_batch(outs[v.name].data, b, (*v.sub_batch_shape, *v.base_shape)) for v in self.outs
         )
-        shapes = {v.name: v.base_shape for v in (*self.ins, *self.outs)}
+        info = {v.name: v for v in (*self.ins, *self.outs)}
         jvp_blocks: list[torch.Tensor] = []
         for (o, i), const in zip(self.pairs, self.batch_independent, strict=True):
-            t, trailing = jac[o][i].data, (*shapes[o], *shapes[i])
+            t, trailing = jac[o][i].data, (*_trailing(info[o]), *_trailing(info[i]))
+            if (o, i) in self.site_diagonal:
+                vo, vi = info[o], info[i]
+                t = _site_block(t, vo.sub_batch_shape, vo.base_shape, vi.base_shape)
             jvp_blocks.append(_to_batch(_first_row(t, trailing), 1, trailing) if const else
                           _to_batch(t, b, trailing))  # fmt: skip
         return (*values, *jvp_blocks)

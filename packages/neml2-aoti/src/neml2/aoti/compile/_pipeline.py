@@ -173,6 +173,10 @@ def _common_meta(prep: Prepared, rn: Renames, seg: dict[str, Any], cfg: Any, bat
         "segments": [seg],
         "renames": {"inputs": rn.inputs, "outputs": rn.outputs, "parameters": rn.parameters},
     }
+    if prep.site_diagonal:
+        meta["site_diagonal_derivatives"] = [
+            [rn.o(o), rn.i(i)] for o, i in prep.pairs if (o, i) in prep.site_diagonal
+        ]
     if cfg is not None:
         meta["solver_config"] = cfg
     return meta
@@ -413,7 +417,8 @@ def _constant_blocks_once(
 ) -> tuple[torch.export.ExportedProgram, int] | None:
     """Fold the Jacobian blocks of a jvp graph that depend on no input value (a constant
     stiffness): each is flagged ``batch_independent``. When every block is constant, their values
-    go into the metadata (``jacobian_pairs[k].value``, row-major ``(*out_base, *in_base)``), the
+    go into the metadata (``jacobian_pairs[k].value``, row-major ``(*out_sub, *out_base, *in_sub,
+    *in_base)``), the
     runtime pairs them with the value graph, and ``None`` says no jvp graph is needed; otherwise
     the graph is re-exported with the constant blocks as ``(1, ...)``."""
     n_values = len(adapter.outs)

@@ -6,6 +6,12 @@ Parameter naming (the artifact's public names): the qualified names of the py-ea
 ``ImplicitUpdate``) prefixed by the model name (``model.E``), as if wrapped in a one-child
 composition. ``-d OUT:IN`` splits at the first ``:``; an empty side means all outputs / all
 structural inputs; IN is matched against structural inputs first, then promoted parameters.
+
+Pairs of sub-batched variables (ARTIFACT.md §3.1): a forward model compiles them; the graphs
+return each block in the full per-site layout ``(B, *S_out, *out_base, *S_in, *in_base)``, and
+:attr:`Prepared.site_diagonal` lists the pairs whose public block is py-eager's site-diagonal
+``(*B, *S, *out_base, *in_base)`` (``Model.jacobian``'s rule, read off one eager evaluation). An
+ImplicitUpdate compiles no IFT pair of a sub-batched unknown or given (as NEML2 v3).
 """
 
 from __future__ import annotations
@@ -59,6 +65,8 @@ class Prepared:
     params: list[ParamInfo]
     pairs: list[tuple[str, str]] = field(default_factory=list)
     param_pairs: list[tuple[str, str]] = field(default_factory=list)
+    #: input pairs whose public block is site-diagonal ``(*B, *S, *out_base, *in_base)``
+    site_diagonal: frozenset[tuple[str, str]] = frozenset()
 
 
 def _is_bare_leaf(model: Any) -> bool:
@@ -187,6 +195,18 @@ def resolve_pairs(
     )
 
 
+def _example_state(m: Any, ins: list[VarInfo], device: str, dtype: torch.dtype) -> dict[str, Any]:
+    """Typed example inputs of batch 1 with entries in [0.5, 1.5) (away from the zeros where a
+    rule can divide by zero), each with its declared sub-batch."""
+    gen = torch.Generator().manual_seed(0)
+    state = {}
+    for v in ins:
+        x = torch.rand((1, *v.sub_batch_shape, *v.base_shape), generator=gen, dtype=torch.float64)
+        raw = (x + 0.5).to(device=device, dtype=dtype)
+        state[v.name] = m.input_spec[v.name](raw, sub_batch_ndim=len(v.sub_batch_shape))
+    return state
+
+
 def _carried_sub_batch(
     m: Any, ins: list[VarInfo], outs: list[VarInfo], device: str, dtype: torch.dtype
 ) -> list[VarInfo]:
@@ -194,22 +214,15 @@ def _carried_sub_batch(
     inputs (a slip rule applied to per-slip-system stresses gives per-system rates, say).
 
     No declaration gives these outputs a shape, and a forward model states none (it computes
-    them by broadcasting), so they are read off one evaluation at example inputs: batch 1,
-    entries in [0.5, 1.5) (away from the zeros where a rule can divide by zero). An output with a
-    declared or model-given sub-batch keeps it. ValueError (naming the outputs and the way out)
-    when that evaluation fails.
+    them by broadcasting), so they are read off one evaluation at :func:`_example_state`. An
+    output with a declared or model-given sub-batch keeps it. ValueError (naming the outputs and
+    the way out) when that evaluation fails.
     """
     if not any(v.sub_batch_shape for v in ins) or all(v.sub_batch_shape for v in outs):
         return outs
-    gen = torch.Generator().manual_seed(0)
-    state = {}
-    for v in ins:
-        x = torch.rand((1, *v.sub_batch_shape, *v.base_shape), generator=gen, dtype=torch.float64)
-        raw = (x + 0.5).to(device=device, dtype=dtype)
-        state[v.name] = m.input_spec[v.name](raw, sub_batch_ndim=len(v.sub_batch_shape))
     try:
         with torch.no_grad():
-            got = m.value(state)
+            got = m.value(_example_state(m, ins, device, dtype))
     except Exception as e:
         undeclared = [v.name for v in outs if not v.sub_batch_shape]
         raise ValueError(
@@ -223,6 +236,31 @@ def _carried_sub_batch(
         else dataclasses.replace(v, sub_batch_shape=got[v.name].sub_batch_shape)
         for v in outs
     ]
+
+
+def _site_diagonal(
+    m: Any,
+    ins: list[VarInfo],
+    outs: list[VarInfo],
+    pairs: Sequence[tuple[str, str]],
+    device: str,
+    dtype: torch.dtype,
+) -> frozenset[tuple[str, str]]:
+    """The pairs of sub-batched inputs whose py-eager block is site-diagonal
+    ``(*B, *S, *out_base, *in_base)`` rather than ``(*B, *S_out, *out_base, *S_in, *in_base)``:
+    a structural property of the model, read off one ``Model.jacobian`` at example inputs."""
+    sub = {v.name: v.sub_batch_shape for v in ins}
+    if not any(sub[i] for _, i in pairs):
+        return frozenset()
+    with torch.no_grad():
+        _, jac = m.jacobian(_example_state(m, ins, device, dtype))
+    full = {v.name: len(v.sub_batch_shape) + len(v.base_shape) for v in (*ins, *outs)}
+    out: set[tuple[str, str]] = set()
+    for o, i in pairs:
+        block = jac[o][i]
+        if sub[i] and block.data.dim() - block.batch_ndim < full[o] + full[i]:
+            out.add((o, i))
+    return frozenset(out)
 
 
 def prepare(
@@ -281,11 +319,12 @@ def prepare(
     pairs, ppairs = resolve_pairs(
         specs, structural, [v.name for v in outs], [p.name for p in params]
     )
-    for o, i in pairs:
-        sub = {v.name: v.sub_batch_shape for v in (*ins, *outs)}
+    sub = {v.name: v.sub_batch_shape for v in (*ins, *outs)}
+    for o, i in pairs if implicit else ():
         if sub[o] or sub[i]:
             raise CompileError(
-                f"-d {o}:{i}: the pair involves a sub-batched variable; derivatives of "
-                f"sub-batched variables are not compiled"
+                f"-d {o}:{i}: the pair involves a sub-batched variable; an ImplicitUpdate "
+                f"compiles no IFT derivative of a sub-batched unknown or given"
             )
-    return Prepared(m, name, implicit, settings, ins, outs, params, pairs, ppairs)
+    diagonal = frozenset() if implicit else _site_diagonal(m, ins, outs, pairs, device, dtype)
+    return Prepared(m, name, implicit, settings, ins, outs, params, pairs, ppairs, diagonal)

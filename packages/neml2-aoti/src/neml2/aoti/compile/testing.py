@@ -59,12 +59,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "derivatives": ["elastic_strain:deformation_rate", "orientation:orientation~1"],
     },
     # a forward model whose x/y carry a declared sub-batch of 3 sites next to plain-batch
-    # strain/stress (float64 only): the dispatcher tests chunking of sub-batched inputs
+    # strain/stress (float64 only): the dispatcher tests chunking of sub-batched inputs, of the
+    # site-diagonal block dy/dx and of the per-site parameter block dy/dscaling
     "sub_batch": {
         "dtypes": ["float64"],
         "model": "model",
-        "promote": ["elastic.E"],
-        "derivatives": ["stress:strain", "stress:elastic.E"],
+        "promote": ["elastic.E", "square.scaling"],
+        "derivatives": ["stress:strain", "y:x", "stress:elastic.E", "y:square.scaling"],
     },
 }
 

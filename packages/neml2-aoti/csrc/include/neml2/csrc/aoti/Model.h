@@ -65,7 +65,7 @@ public:
                 const TensorMap & param_overrides = {}) const;
 
   /// {outputs, J[out][in]} for the compiled pairs (metadata "derivatives"); blocks are
-  /// (*B, *out_base, *in_base), or (*out_base, *in_base) when batch-independent.
+  /// (*B, *jacobian_block_shape(out, in)): (*B, *out_base, *in_base) for plain-batch variables.
   JacobianResult jacobian(const TensorMap & inputs, const TensorMap & param_overrides = {}) const;
 
   /// {outputs, J[out][param]} (NEML2 v3's pair): blocks (*B, *out_base, *param_base) for the
@@ -96,6 +96,10 @@ public:
   /// Compiled [out, in] and [out, param] pairs.
   const std::vector<std::pair<std::string, std::string>> & derivatives() const;
   const std::vector<std::pair<std::string, std::string>> & parameter_derivatives() const;
+  /// Shape of J[out][in] behind the batch axes for a compiled pair: (*out_sub, *out_base,
+  /// *in_sub, *in_base), or (*sub, *out_base, *in_base) for a site-diagonal pair (a per-site
+  /// output of the same site's input, as py-eager's Model.jacobian). FatalError for another pair.
+  std::vector<int64_t> jacobian_block_shape(const std::string & out, const std::string & in) const;
 
   c10::Device device() const;
   c10::ScalarType dtype() const;

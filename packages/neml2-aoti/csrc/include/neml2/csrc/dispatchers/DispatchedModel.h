@@ -77,6 +77,8 @@ public:
   std::map<std::string, std::vector<int64_t>> parameter_base_shapes() const;
   const std::vector<std::pair<std::string, std::string>> & derivatives() const;
   const std::vector<std::pair<std::string, std::string>> & parameter_derivatives() const;
+  /// Shape of J[out][in] behind the batch axes (Model::jacobian_block_shape).
+  std::vector<int64_t> jacobian_block_shape(const std::string & out, const std::string & in) const;
   /// The primary (first scheduler) device and the dtype of every device copy.
   c10::Device device() const;
   c10::ScalarType dtype() const;
