@@ -168,3 +168,28 @@ def test_no_python_tensors(capsys: Any, tmp_path: Path, monkeypatch: pytest.Monk
     assert "[Tensors/E] (type='Python'): Python tensors are switched off" in err
     assert "NEML2_ALLOW_PYTHON_TENSORS" not in os.environ
     assert not (tmp_path / "out" / "model" / "metadata.json").exists()
+
+
+def test_pair_without_a_block_layout_names_it(tmp_path: Path) -> None:
+    """A sub-batched input of a model that sums over the dynamic batch: its Jacobian block has no
+    per-entry layout, so ``-d`` of it is refused naming the model, the pair and the way out."""
+    from neml2.aoti.compile import CompileError
+    from neml2.aoti.compile._pipeline import compile_model
+
+    src = tmp_path / "sum.i"
+    src.write_text(
+        "[Models]\n  [model]\n    type = SR2DynamicSum\n"
+        "    from = 'x'\n    to = 'y'\n    dim = 0\n  []\n[]\n"
+    )
+    with pytest.raises(
+        CompileError, match=r"sum\.i: -d: jacobian\(\): SR2DynamicSum 'model'.*J\['y'\]\['x'\]"
+    ):
+        compile_model(
+            src,
+            model="model",
+            output_dir=tmp_path,
+            stub=False,
+            derivatives=[":"],
+            example_batch_shape=["x='(2;3)'"],
+            plan_only=True,
+        )

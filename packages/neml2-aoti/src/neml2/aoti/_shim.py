@@ -223,7 +223,8 @@ class AOTIModel(nn.Module):
         return self._wrap_outputs(outs, dyn), self._wrap_outputs(douts, dyn)
 
     def jacobian(self, inputs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """``(outputs, J)`` with ``J[out][in]`` a tensor ``(*batch, *out_base, *in_base)``."""
+        """``(outputs, J)`` with ``J[out][in]`` a tensor ``(*batch, *out_base, *in_base)``; for
+        sub-batched variables py-eager's layout (``Model.jacobian_block_shape`` of the runtime)."""
         raw, dyn = self._unwrap(self._pick(inputs))
         outs, J = self._inner.jacobian(raw)
         return self._wrap_outputs(outs, dyn), J

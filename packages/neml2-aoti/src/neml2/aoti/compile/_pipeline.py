@@ -418,9 +418,8 @@ def _constant_blocks_once(
     """Fold the Jacobian blocks of a jvp graph that depend on no input value (a constant
     stiffness): each is flagged ``batch_independent``. When every block is constant, their values
     go into the metadata (``jacobian_pairs[k].value``, row-major ``(*out_sub, *out_base, *in_sub,
-    *in_base)``), the
-    runtime pairs them with the value graph, and ``None`` says no jvp graph is needed; otherwise
-    the graph is re-exported with the constant blocks as ``(1, ...)``."""
+    *in_base)``), the runtime pairs them with the value graph, and ``None`` says no jvp graph is
+    needed; otherwise the graph is re-exported with the constant blocks as ``(1, ...)``."""
     n_values = len(adapter.outs)
     flags = input_independent_outputs(ep)[n_values:]
     if not any(flags):

@@ -326,5 +326,8 @@ def prepare(
                 f"-d {o}:{i}: the pair involves a sub-batched variable; an ImplicitUpdate "
                 f"compiles no IFT derivative of a sub-batched unknown or given"
             )
-    diagonal = frozenset() if implicit else _site_diagonal(m, ins, outs, pairs, device, dtype)
+    try:
+        diagonal = frozenset() if implicit else _site_diagonal(m, ins, outs, pairs, device, dtype)
+    except ValueError as e:  # Model.jacobian has no block layout for a pair (names it)
+        raise CompileError(f"{input_file}: -d: {e}") from None
     return Prepared(m, name, implicit, settings, ins, outs, params, pairs, ppairs, diagonal)

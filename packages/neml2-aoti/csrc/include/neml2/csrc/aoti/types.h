@@ -18,8 +18,9 @@ namespace neml2::aoti
 /// One tensor per variable name, each at its canonical (*batch, *base) shape.
 /// (TensorMap itself is declared in canonical.h.)
 
-/// Jacobian blocks J[out][in], each (*batch, *out_base, *in_base); a block that does not depend
-/// on the batch may come back without the batch axes (*out_base, *in_base).
+/// Jacobian blocks J[out][in], each (*batch, *out_base, *in_base) (sub-batched variables:
+/// Model::jacobian_block_shape); a block that does not depend on the batch may come back without
+/// the batch axes.
 using VariablePairJacobian = std::map<std::string, std::map<std::string, at::Tensor>>;
 
 /// A base shape per variable, in the model's input (or output) order.
