@@ -3,7 +3,8 @@
 Most sessions run in the dev venv ``.venv`` that ``setup.sh`` creates (``venv_backend="none"``,
 tools called as ``sys.executable -m ...``), so torch is installed once. ``deploy``, ``typed``,
 ``cpp`` and ``compat`` need fresh environments: they create them under ``.nox/`` and install the
-wheels ``build`` left in ``dist/``.
+wheels ``build`` left in ``dist/``. Those venvs link the one pinned torch of ``.nox/torch-base``
+instead of each installing its own copy (about 0.9 GB each), so a CI run fits a small disk.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
 CONSTRAINTS = ROOT / "constraints" / "dev.txt"
 TORCH = "torch==2.13.0"
+#: pkg-config from PyPI, for the cpp session's pkg-config host (not in the dev venv: it would
+#: shadow the system pkg-config there)
+PKGCONF = "pkgconf==3.0.7.post0"
 
 # distribution -> (package folder, import sub-package under neml2/)
 PACKAGES: dict[str, tuple[str, str]] = {
@@ -206,6 +210,10 @@ def _torch_pin() -> str:
     return f"torch=={torch.major}.{torch.minor}.*"
 
 
+#: an absolute path in a pkg-config line (a wheel's .pc paths are relative to ${pcfiledir})
+_ABSOLUTE = re.compile(r"^[^#]*(=|\s|-[IL]|-Wl,-rpath,)/")
+
+
 def _check_wheel(name: str, wheel: Path) -> list[str]:
     """Problems of one wheel: namespace ownership, py.typed, C++ payload, license file, torch
     pin of the compiled distributions."""
@@ -242,6 +250,7 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
             "neml2/include/neml2/csrc/aoti/Model.h",
             "neml2/include/neml2/csrc/dispatchers/DispatchedModel.h",
             "neml2/aoti/_aoti.pyi",
+            *(f"neml2/share/pkgconfig/{pc}.pc" for pc in ("neml2", "neml2-core", "neml2-torch")),
         ],
         "neml2-eager-cpp": [
             "neml2/lib/libneml2_eager.so",
@@ -254,6 +263,11 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
         ],
     }.get(name, [])
     problems += [f"{wheel.name}: {f} missing" for f in expected if f not in files]
+    for pc in sorted(f for f in files if f.endswith(".pc")):
+        absolute = [
+            line for line in archive.read(pc).decode().splitlines() if _ABSOLUTE.search(line)
+        ]
+        problems += [f"{wheel.name}: {pc} has a build-machine path: {line}" for line in absolute]
     if name == "neml2-eager-cpp" and "neml2/lib/libneml2.so" in files:
         problems.append(f"{wheel.name}: bundles libneml2.so (it belongs to neml2-aoti)")
     return problems
@@ -275,24 +289,57 @@ def build(session: nox.Session) -> None:
     session.log(f"{len(PACKAGES)} wheels OK in {DIST}")
 
 
+TORCH_BASE = ROOT / ".nox" / "torch-base"
+
+
+def _site_packages(python: Path) -> Path:
+    """The purelib site-packages folder of the interpreter ``python``."""
+    out = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    return Path(out)
+
+
+def _torch_base(session: nox.Session) -> Path:
+    """Site-packages of ``.nox/torch-base``: the pinned torch and its dependencies, nothing else.
+
+    Installed once and reused while its torch imports at the pinned version.
+    """
+    python = TORCH_BASE / "bin" / "python"
+    version = TORCH.split("==")[1]
+    probe = f"import torch, sys; sys.exit(torch.__version__.split('+')[0] != {version!r})"
+    if not (python.exists() and subprocess.run([str(python), "-c", probe]).returncode == 0):
+        if TORCH_BASE.exists():
+            shutil.rmtree(TORCH_BASE)
+        _python(session, "-m", "venv", str(TORCH_BASE))
+        session.run(str(python), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS), TORCH,
+                    external=True)  # fmt: skip
+    return _site_packages(python)
+
+
+def _link_site(source: Path, target: Path) -> None:
+    """Symlink every entry of site-packages ``source`` that ``target`` lacks into ``target``.
+
+    Symlinks keep the wheel layout, so C++ libraries still find ``torch/lib`` through their
+    ``$ORIGIN``-relative rpaths, and pip sees the linked distributions as installed.
+    """
+    for entry in source.iterdir():
+        if not (target / entry.name).exists() and entry.name != "__pycache__":
+            (target / entry.name).symlink_to(entry)
+
+
 def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
-    """A new venv at path with torch (pinned) and the given requirements; returns its python."""
+    """A new venv at path with torch (pinned, linked from ``.nox/torch-base``) and the given
+    requirements installed under ``constraints/dev.txt``; returns its python."""
+    base_site = _torch_base(session)
     if path.exists():
         shutil.rmtree(path)
     _python(session, "-m", "venv", str(path))
     python = path / "bin" / "python"
-    session.run(
-        str(python),
-        "-m",
-        "pip",
-        "install",
-        "-q",
-        "-c",
-        str(CONSTRAINTS),
-        TORCH,
-        *requirements,
-        external=True,
-    )
+    _link_site(base_site, _site_packages(python))
+    session.run(str(python), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS), TORCH,
+                *requirements, external=True)  # fmt: skip
     return python
 
 
@@ -427,9 +474,10 @@ def _cmake_ctest(
 
 @nox.session(python=False)
 def cpp(session: nox.Session) -> None:
-    """C++ tests (ctest) and a find_package(neml2) downstream project against installed wheels."""
+    """C++ tests (ctest), a find_package(neml2) downstream project and the same host built with
+    pkg-config, against installed wheels."""
     env_dir = ROOT / ".nox" / "cpp-env"
-    python = _fresh_venv(session, env_dir, *(str(_wheel(name)) for name in PACKAGES))
+    python = _fresh_venv(session, env_dir, *(str(_wheel(name)) for name in PACKAGES), PKGCONF)
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['platlib'])"],
         check=True, capture_output=True, text=True,
@@ -443,6 +491,22 @@ def cpp(session: nox.Session) -> None:
     _cmake_ctest(session, aoti / "cpp", build_root / "aoti", python, [prefix])
     _cmake_ctest(session, aoti / "downstream", build_root / "downstream", python, [prefix])
     _cmake_ctest(session, eager / "cpp", build_root / "eager", python, [prefix])
+    _pkg_config_host(session, env_dir, Path(prefix), build_root / "pkg-config")
+
+
+def _pkg_config_host(session: nox.Session, env_dir: Path, prefix: Path, build_dir: Path) -> None:
+    """The downstream host built by the compiler with nothing but ``pkg-config --cflags --libs
+    neml2`` (the installed wheel's ``share/pkgconfig``), then run: NEML2 v3's pkg-config route."""
+    env = {**os.environ, "PKG_CONFIG_PATH": str(prefix / "share" / "pkgconfig")}
+    query = [str(env_dir / "bin" / "pkgconf"), "--cflags", "--libs", "neml2"]
+    flags = subprocess.run(query, env=env, check=True, capture_output=True, text=True).stdout
+    session.log(f"pkg-config --cflags --libs neml2: {flags.strip()}")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    host, source = build_dir / "downstream", RUNTIME_TESTS.parent / "downstream" / "main.cpp"
+    compiler = os.environ.get("CXX", "c++")
+    session.run(compiler, "-std=c++17", "-O1", str(source), "-o", str(host), *flags.split(),
+                external=True)  # fmt: skip
+    session.run(str(host), external=True)
 
 
 @nox.session(python=False, default=False)
@@ -718,10 +782,7 @@ def compat(session: nox.Session) -> None:
         "tqdm",
         "pyzag",
     )
-    base_site = subprocess.run(
-        [str(base_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
+    base_site = _site_packages(base_python)
     failed = []
     with tempfile.TemporaryDirectory(prefix="neml2-compat-") as tmp:
         for name in PACKAGES:
@@ -734,7 +795,7 @@ def compat(session: nox.Session) -> None:
 
 
 def _compat_one(
-    session: nox.Session, name: str, base_python: Path, base_site: str, tmp: Path
+    session: nox.Session, name: str, base_python: Path, base_site: Path, tmp: Path
 ) -> None:
     """Install one package's wheel with its lowest siblings in a fresh venv; run its tests."""
     plan = plan_lowest(name)
@@ -749,12 +810,8 @@ def _compat_one(
         )
     venv = tmp / f"venv-{name}"
     _python(session, "-m", "venv", "--without-pip", str(venv))
-    # Reuse torch and the test tools of the base venv instead of reinstalling them: symlinks keep
-    # the wheel layout (the C++ libraries find torch/lib through $ORIGIN-relative rpaths).
-    site = next((venv / "lib").glob("python*/site-packages"))
-    for entry in Path(base_site).iterdir():
-        if not (site / entry.name).exists():
-            (site / entry.name).symlink_to(entry)
+    # torch and the test tools of the base venv, linked instead of reinstalled
+    _link_site(base_site, next((venv / "lib").glob("python*/site-packages")))
     py = str(venv / "bin" / "python")
     pip = [str(base_python), "-m", "pip", "--python", py]
     session.run(*pip, "install", "-q", "--no-deps", *map(str, wheels), external=True)

@@ -1,7 +1,7 @@
 """The optional extras of neml2-aoti and the check a command runs before it needs one.
 
 The runtime needs torch only; ``neml2-compile`` needs the ``[compile]`` extra (neml2-models,
-neml2-hit, numpy). :func:`check_extra` turns a missing extra into one line on stderr and exit
+neml2-hit, numpy, filelock). :func:`check_extra` turns a missing extra into one line on stderr and exit
 status 2 instead of an import traceback. The ``neml2-compile`` script starts in
 :func:`neml2_compile`: ``neml2.aoti.compile`` itself imports neml2-models, so the check runs
 before that package is imported.
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 __all__ = ["EXIT_MISSING_EXTRA", "EXTRAS", "check_extra", "missing_module", "neml2_compile"]
 
 #: extra -> the modules it provides (checked in this order)
-EXTRAS: dict[str, tuple[str, ...]] = {"compile": ("neml2.models", "neml2.hit", "numpy")}
+EXTRAS: dict[str, tuple[str, ...]] = {"compile": ("neml2.models", "neml2.hit", "numpy", "filelock")}
 
 #: exit status of a command whose extra is not installed
 EXIT_MISSING_EXTRA = 2
