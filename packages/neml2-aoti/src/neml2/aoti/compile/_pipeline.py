@@ -21,7 +21,14 @@ from typing import Any
 
 import torch
 
-from neml2.aoti.compile._cache import cache_key, entry_lock, load_entry, store_entry
+from neml2.aoti.compile._cache import (
+    cache_key,
+    cached_graphs,
+    entry_lock,
+    graph_key,
+    load_entry,
+    store_entry,
+)
 from neml2.aoti.compile._errors import CompileError
 from neml2.aoti.compile._graphs import ForwardGraph
 from neml2.aoti.compile._lower import (
@@ -304,8 +311,9 @@ def compile_model(
                     for fp in files:
                         report(str(fp))
                 else:
+                    target = {"device": dev, "cpu_features": features} if cached else None
                     files = _build_leaf(
-                        pl, meta, leaf, dynamic, jobs, total, report, scalarize_newton
+                        pl, meta, leaf, dynamic, jobs, total, report, scalarize_newton, target
                     )
                     if cached:
                         store_entry(key, files, {"name": prep.name, "meta": meta})
@@ -353,9 +361,11 @@ def _build_leaf(
     total: list[int],
     report: Callable[[str], None],
     scalarize_newton: bool = True,
+    target: Mapping[str, Any] | None = None,
 ) -> list[Path]:
     """Export every planned graph, drop a copy-only predictor, scalarize the Newton graphs
-    (``scalarize_newton``, dynamic batch only), lower the rest into ``leaf``."""
+    (``scalarize_newton``, dynamic batch only), lower the rest into ``leaf``: through the graph
+    cache for ``target`` (device, CPU features), or all of them when ``target`` is None."""
     todo = []
     min_batch = 1
     for fname, adapter, example in pl.graphs:
@@ -394,11 +404,35 @@ def _build_leaf(
     meta["min_batch"] = min_batch
     staging = _staging(leaf)
     try:
-        lower_all(todo, staging, jobs, lambda p: report(str(leaf / Path(p).name)))
+        _lower_leaf(todo, staging, jobs, lambda name: report(str(leaf / name)), target)
         _install(staging, leaf)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return [leaf / j.filename for j in todo]
+
+
+def _lower_leaf(
+    todo: Sequence[GraphJob],
+    staging: Path,
+    jobs: int,
+    report: Callable[[str], None],
+    target: Mapping[str, Any] | None,
+) -> None:
+    """Lower ``todo`` into ``staging`` (``report(file name)`` per graph written), taking every
+    graph the graph cache holds for ``target`` from there; no cache when ``target`` is None."""
+
+    def lower(names: list[str]) -> None:
+        wanted = [job for job in todo if job.filename in names]
+        lower_all(wanted, staging, jobs, lambda p: report(Path(p).name))
+
+    if target is None:
+        lower([job.filename for job in todo])
+        return
+    keys = {job.filename: graph_key(job.program, job.inductor_configs, target) for job in todo}
+    lowered = cached_graphs(keys, staging, lower)
+    for name in keys:
+        if name not in lowered:
+            report(name)
 
 
 def _is_newton_graph(segment: dict[str, Any], fname: str) -> bool:

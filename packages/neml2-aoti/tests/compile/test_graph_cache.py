@@ -1,0 +1,144 @@
+"""The graph level of the compile cache: a graph is lowered once, whatever request exports it.
+
+The keys are checked on small exported programs (no lowering); one real compile then shows that
+a new value of a promoted parameter is served from the cache with no lowering at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from neml2.aoti.compile import _cache, _pipeline
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+class _Scale(nn.Module):
+    """``a * x`` with a buffer ``unused`` that no node reads."""
+
+    a: torch.Tensor
+
+    def __init__(self, a: float, unused: float, dtype: torch.dtype = torch.float64) -> None:
+        super().__init__()
+        self.register_buffer("a", torch.tensor(a, dtype=dtype))
+        self.register_buffer("unused", torch.tensor(unused, dtype=dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.a * x
+
+
+class _ScaleElsewhere(_Scale):
+    """The same graph traced from code on another source line."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.a * x
+
+
+def _fingerprint(module: nn.Module, n: int = 3) -> str:
+    x = torch.ones(n, dtype=next(iter(module.buffers())).dtype)
+    return _cache.program_fingerprint(torch.export.export(module, (x,)))
+
+
+def test_fingerprint_reads_graph_and_used_constants_only() -> None:
+    base = _fingerprint(_Scale(2.0, 0.0))
+    assert _fingerprint(_Scale(2.0, 0.0)) == base, "deterministic"
+    assert _fingerprint(_Scale(2.0, 5.0)) == base, "an unused constant's value is not read"
+    assert _fingerprint(_Scale(3.0, 0.0)) != base, "a used constant's value is"
+    assert _fingerprint(_Scale(2.0, 0.0), n=4) != base, "so are shapes"
+    assert _fingerprint(_Scale(2.0, 0.0, torch.float32)) != base, "and dtypes"
+    assert _fingerprint(_ScaleElsewhere(2.0, 0.0)) == base, "not where the traced code lives"
+
+
+def test_graph_key_reads_configs_and_target() -> None:
+    ep = torch.export.export(_Scale(2.0, 0.0), (torch.ones(3, dtype=torch.float64),))
+    key = _cache.graph_key(ep, {"a": 1}, {"device": "cpu", "cpu_features": ["avx2"]})
+    assert key == _cache.graph_key(ep, {"a": 1}, {"device": "cpu", "cpu_features": ["avx2"]})
+    assert key != _cache.graph_key(ep, {"a": 2}, {"device": "cpu", "cpu_features": ["avx2"]})
+    assert key != _cache.graph_key(ep, {"a": 1}, {"device": "cuda", "cpu_features": ["avx2"]})
+    assert key != _cache.graph_key(ep, {"a": 1}, {"device": "cpu", "cpu_features": []})
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache folder for this test (``$NEML2_COMPILE_CACHE``)."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("NEML2_COMPILE_CACHE", str(root))
+    return root
+
+
+def test_cached_graphs_lowers_each_key_once(cache: Path, tmp_path: Path) -> None:
+    calls: list[list[str]] = []
+
+    def lower_into(folder: Path) -> _cache.Lower:
+        def lower(names: list[str]) -> None:
+            calls.append(sorted(names))
+            for name in names:
+                (folder / name).write_text(f"lowered {name}")
+
+        return lower
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    keys = {"a.pt2": "k1", "b.pt2": "k2"}
+    assert sorted(_cache.cached_graphs(keys, first, lower_into(first))) == ["a.pt2", "b.pt2"]
+    # another leaf asking for k1 under a new name, and a new key k3: only k3 is lowered
+    assert _cache.cached_graphs({"x.pt2": "k1", "y.pt2": "k3"}, second, lower_into(second)) == [
+        "y.pt2"
+    ]
+    assert calls == [["a.pt2", "b.pt2"], ["y.pt2"]]
+    assert (second / "x.pt2").read_text() == "lowered a.pt2"
+    assert not list((cache / "graphs").glob(".k*")), "temp names are renamed into place"
+
+
+def test_failed_lowering_caches_nothing(cache: Path, tmp_path: Path) -> None:
+    def fail(names: list[str]) -> None:
+        raise RuntimeError("C++ compile failed")
+
+    with pytest.raises(RuntimeError, match="C\\+\\+ compile failed"):
+        _cache.cached_graphs({"a.pt2": "k1"}, tmp_path, fail)
+    assert not list((cache / "graphs").glob("*.pt2"))
+
+
+def _isotropic_stress(strain: torch.Tensor, E: float, nu: float) -> torch.Tensor:
+    """``λ tr(ε) I + 2μ ε`` in Mandel notation (both sides scale shear terms by √2)."""
+    lam, mu = E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
+    identity = torch.tensor([1.0, 1, 1, 0, 0, 0], dtype=strain.dtype)
+    return lam * strain[..., :3].sum(-1, keepdim=True) * identity + 2 * mu * strain
+
+
+def test_new_promoted_value_lowers_nothing(
+    cache: Path, tmp_path: Path, dtype: torch.dtype, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neml2.aoti import Model
+
+    dtype_name = str(dtype).removeprefix("torch.")
+
+    def compile_with(E: float, out: Path) -> Path:
+        _pipeline.compile_model(
+            SCENARIOS / "elasticity.i", model="model", promote=["model.E"], dtype=dtype_name,
+            overrides=[f"Models/model/coefficients:='{E} 0.3'"], artifact_dir=out, stub=False,
+        )  # fmt: skip
+        return out
+
+    first = compile_with(1e3, tmp_path / "first")
+
+    def no_lowering(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a graph was lowered although the cache holds it")
+
+    monkeypatch.setattr(_pipeline, "lower_all", no_lowering)
+    second = compile_with(2e3, tmp_path / "second")
+    graph = Path("cpu") / dtype_name / "model.pt2"
+    assert (second / graph).read_bytes() == (first / graph).read_bytes()
+
+    strain = torch.tensor([[1e-3, -2e-4, 5e-4, 3e-4, -1e-4, 2e-4]], dtype=dtype)
+    for folder, E in ((first, 1e3), (second, 2e3)):
+        model = Model(folder, dtype=dtype)
+        assert float(dict(model.named_parameters())["model.E"]) == E
+        stress = model.forward({"strain": strain})["stress"]
+        rtol = 1e-12 if dtype == torch.float64 else 1e-6
+        torch.testing.assert_close(stress, _isotropic_stress(strain, E, 0.3), rtol=rtol, atol=0)
