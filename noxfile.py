@@ -304,17 +304,19 @@ def _site_packages(python: Path) -> Path:
 def _torch_base(session: nox.Session) -> Path:
     """Site-packages of ``.nox/torch-base``: the pinned torch and its dependencies, nothing else.
 
-    Installed once and reused while its torch imports at the pinned version.
+    Installed once and reused while it holds the pinned torch release.
     """
     python = TORCH_BASE / "bin" / "python"
-    version = TORCH.split("==")[1]
-    probe = f"import torch, sys; sys.exit(torch.__version__.split('+')[0] != {version!r})"
-    if not (python.exists() and subprocess.run([str(python), "-c", probe]).returncode == 0):
-        if TORCH_BASE.exists():
-            shutil.rmtree(TORCH_BASE)
-        _python(session, "-m", "venv", str(TORCH_BASE))
-        session.run(str(python), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS), TORCH,
-                    external=True)  # fmt: skip
+    if python.exists():
+        site = _site_packages(python)
+        found = importlib.metadata.distributions(name="torch", path=[str(site)])
+        if any(Version(d.version).public == TORCH.split("==")[1] for d in found):
+            return site
+    if TORCH_BASE.exists():
+        shutil.rmtree(TORCH_BASE)
+    _python(session, "-m", "venv", str(TORCH_BASE))
+    session.run(str(python), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS), TORCH,
+                external=True)  # fmt: skip
     return _site_packages(python)
 
 
@@ -478,11 +480,7 @@ def cpp(session: nox.Session) -> None:
     pkg-config, against installed wheels."""
     env_dir = ROOT / ".nox" / "cpp-env"
     python = _fresh_venv(session, env_dir, *(str(_wheel(name)) for name in PACKAGES), PKGCONF)
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['platlib'])"],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
-    prefix = str(Path(site) / "neml2")
+    prefix = str(_site_packages(python) / "neml2")
     build_root = ROOT / ".nox" / "cpp-build"
     aoti = ROOT / PACKAGES["neml2-aoti"][0] / "tests"
     eager = ROOT / PACKAGES["neml2-eager-cpp"][0] / "tests"
