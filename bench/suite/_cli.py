@@ -19,6 +19,7 @@ from bench.suite._artifacts import Artifacts
 from bench.suite._plot import throughput_png
 from bench.suite._report import markdown
 from bench.suite._run import FULL, QUICK, Runner
+from bench.suite._startup import measure_startup
 from bench.suite._target import Target, probe
 from bench.suite._workloads import WORKLOADS
 from bench.suite.routes import ROUTES, Context
@@ -39,6 +40,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--time-limit", type=float, help="seconds after which no new cell starts (quick 420, 1800)"
     )
+    ap.add_argument("--no-startup", action="store_true", help="skip the cold-start rounds")
     ap.add_argument("--inputs", type=Path, default=ROOT / "bench" / "inputs")
     ap.add_argument("--out", type=Path, default=ROOT / "bench-results")
     return ap.parse_args(argv)
@@ -67,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     runner = Runner(Context(args.inputs, artifacts), budget)
     only = set(args.batches) if args.batches else None
     cells = runner.run(targets, routes, workloads, threads, args.quick, only)
+    startup = {}
+    if not args.no_startup:
+        print("cold start ...")
+        startup = measure_startup(targets, Context(args.inputs, artifacts))
     records = list(artifacts.records.values())
     data = {
         "meta": {
@@ -79,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "limits": limits,
         "iterations": iterations,
+        "startup": startup,
     }
     text = markdown(data, cells, records)
     data["cells"] = [asdict(c) for c in cells]

@@ -173,6 +173,28 @@ def compile_table(records: list[CompileRecord]) -> list[str]:
     return out
 
 
+def startup_table(startup: dict[str, dict[str, Any]], cells: list[Cell]) -> list[str]:
+    """Cold start to the first Chaboche step at batch 1 and neml2's share of it (beyond a bare
+    ``import torch``); cpp-aoti: load plus first call as the program times them."""
+    out = ["| install | route | process start to first result | neml2's share |"]
+    out.append("|---|---|---|---|")
+    for label, routes in startup.items():
+        for name, r in routes.items():
+            if "error" in r:
+                out.append(f"| {label} | {name} | {r['error']} | |")
+                continue
+            share = "" if r["share"] is None else seconds(r["share"])
+            out.append(
+                f"| {label} | {name} | {seconds(r['median'])} ({r['runs']} runs) | {share} |"
+            )
+    for c in cells:
+        if (c.route, c.workload, c.mode, c.batch, c.threads) == ("cpp-aoti", "chaboche", "forward",
+                                                                1, 1) and c.ok:  # fmt: skip
+            load = seconds(c.setup + c.first)
+            out.append(f"| {c.target} | cpp-aoti (load + first call) | | {load} |")
+    return out
+
+
 def markdown(data: dict[str, Any], cells: list[Cell], records: list[CompileRecord]) -> str:
     meta, limits, its = data["meta"], data["limits"], data["iterations"]
     notes = Notes()
@@ -189,6 +211,9 @@ def markdown(data: dict[str, Any], cells: list[Cell], records: list[CompileRecor
         out += [*comparison_table(cells), ""]
     if records:
         out += ["## Compiled artifacts", "", *compile_table(records), ""]
+    if data.get("startup"):
+        out += ["## Cold start (Chaboche, batch 1, 1 thread)", ""]
+        out += [*startup_table(data["startup"], cells), ""]
     if notes.items:
         out += ["## n/a reasons", "", *notes.lines(), ""]
     return "\n".join(out)

@@ -1,5 +1,6 @@
 #include "graph.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include <sys/stat.h>
 
+#include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 #include <c10/util/hash.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
@@ -87,10 +89,42 @@ embedded_signature(torch::inductor::AOTIModelPackageLoader & loader, const std::
                      "recompile with neml2-compile");
   const auto what = path + " (neml2_signature)";
   const auto doc = json::parse(it->second, what);
-  return {tensor_specs(doc.at("inputs", what), what + ".inputs"),
-          tensor_specs(doc.at("outputs", what), what + ".outputs")};
+  GraphSignature sig{tensor_specs(doc.at("inputs", what), what + ".inputs"),
+                     tensor_specs(doc.at("outputs", what), what + ".outputs")};
+  if (const auto * rows = doc.find("batch_rows"))
+  {
+    sig.row_multiple = rows->at("multiple", what).as_int(what + ".batch_rows.multiple");
+    sig.min_rows = rows->at("min", what).as_int(what + ".batch_rows.min");
+    if (sig.row_multiple < 1 || sig.min_rows < 1)
+      throw FatalError(what + ": batch_rows must be positive; re-run neml2-compile");
+  }
+  return sig;
+}
+
+/// Whether graph argument or result `spec` carries the batch on axis 0.
+bool
+batched(const TensorSpec & spec)
+{
+  return !spec.shape.empty() && spec.shape.front() == -1;
+}
+
+/// `t` (rows on axis 0) extended to `padded` rows with copies of its row 0 (zeros if empty).
+at::Tensor
+pad_rows(const at::Tensor & t, int64_t padded)
+{
+  auto sizes = t.sizes().vec();
+  const int64_t rows = sizes.front();
+  sizes.front() = padded - rows;
+  const auto fill = rows == 0 ? at::zeros(sizes, t.options()) : t.narrow(0, 0, 1).expand(sizes);
+  return at::cat({t, fill}, 0);
 }
 } // namespace
+
+int64_t
+GraphSignature::padded_rows(int64_t rows) const
+{
+  return std::max(min_rows, (rows + row_multiple - 1) / row_multiple * row_multiple);
+}
 
 std::string
 TensorSpec::str() const
@@ -156,13 +190,35 @@ Graph::~Graph()
 std::vector<at::Tensor>
 Graph::run(std::vector<at::Tensor> && inputs) const
 {
-  return _loader->boxed_run(std::move(inputs));
+  const auto & spec = _signature.inputs;
+  int64_t rows = -1;
+  if (inputs.size() == spec.size())
+    for (std::size_t i = 0; i < spec.size() && rows < 0; ++i)
+      if (batched(spec[i]) && inputs[i].dim() > 0)
+        rows = inputs[i].size(0);
+  const int64_t padded = rows < 0 ? rows : _signature.padded_rows(rows);
+  if (padded == rows)
+    return _loader->boxed_run(std::move(inputs));
+  for (std::size_t i = 0; i < spec.size(); ++i)
+    if (batched(spec[i]) && inputs[i].dim() > 0)
+    {
+      if (inputs[i].size(0) != rows)
+        throw FatalError("graph '" + _file + "': argument " + std::to_string(i) + " has " +
+                         std::to_string(inputs[i].size(0)) + " rows, argument 0 " +
+                         std::to_string(rows));
+      inputs[i] = pad_rows(inputs[i], padded);
+    }
+  auto out = _loader->boxed_run(std::move(inputs));
+  for (std::size_t o = 0; o < out.size() && o < _signature.outputs.size(); ++o)
+    if (batched(_signature.outputs[o]) && out[o].dim() > 0 && out[o].size(0) == padded)
+      out[o] = out[o].narrow(0, 0, rows);
+  return out;
 }
 
 std::vector<at::Tensor>
 Graph::run(std::vector<at::Tensor> && inputs, std::size_t n_outputs) const
 {
-  auto out = _loader->boxed_run(std::move(inputs));
+  auto out = run(std::move(inputs));
   if (out.size() != n_outputs)
     throw FatalError("graph '" + _file + "' returned " + std::to_string(out.size()) +
                      " outputs, metadata.json implies " + std::to_string(n_outputs) +

@@ -31,6 +31,12 @@ struct TensorSpec
 struct GraphSignature
 {
   std::vector<TensorSpec> inputs, outputs;
+  /// Batches the graph takes ("batch_rows", ARTIFACT.md §1): multiples of row_multiple, at
+  /// least min_rows (1 and 1: any batch).
+  int64_t row_multiple = 1, min_rows = 1;
+  /// The rows a call of `rows` rows runs on: rows rounded up to a multiple of row_multiple, at
+  /// least min_rows.
+  int64_t padded_rows(int64_t rows) const;
 };
 
 class Graph
@@ -45,7 +51,9 @@ public:
   Graph(const Graph &) = delete;
   Graph & operator=(const Graph &) = delete;
 
-  /// Run the graph; the inputs are consumed (the loader steals them).
+  /// Run the graph; the inputs are consumed (the loader steals them). A batch the graph does
+  /// not take (GraphSignature::padded_rows) runs padded with copies of its row 0 (zeros for an
+  /// empty batch), and every batched output is cut back to the call's rows.
   std::vector<at::Tensor> run(std::vector<at::Tensor> && inputs) const;
   /// Run and check the number of outputs (FatalError naming the graph otherwise).
   std::vector<at::Tensor> run(std::vector<at::Tensor> && inputs, std::size_t n_outputs) const;

@@ -1,5 +1,5 @@
 // Loading an artifact into ModelImpl: metadata.json validation, slots, parameters, graphs.
-// The contract is packages/neml2-aoti/ARTIFACT.md (format "neml2-aoti", schema_version 2).
+// The contract is packages/neml2-aoti/ARTIFACT.md (format "neml2-aoti", schema_version 3).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 
 namespace
 {
-constexpr int64_t kSchemaVersion = 2;
+/// Written by this neml2's neml2-compile; kOldestSchemaVersion ... kSchemaVersion are read
+/// (version 3 added "batch_rows" to graph signatures, which version 2 graphs lack).
+constexpr int64_t kSchemaVersion = 3, kOldestSchemaVersion = 2;
 constexpr const char * kFormat = "neml2-aoti";
 
 std::string
@@ -429,10 +431,10 @@ struct MetadataReader
       throw FatalError(src + ": not a neml2-aoti artifact (format '" + fmt + "', expected '" +
                        kFormat + "'); regenerate it with neml2-compile");
     const auto ver = doc.at("schema_version", src).as_int(src + ": schema_version");
-    if (ver != kSchemaVersion)
+    if (ver < kOldestSchemaVersion || ver > kSchemaVersion)
       throw FatalError(src + " was written with schema version " + std::to_string(ver) +
-                       ", this neml2 reads " + std::to_string(kSchemaVersion) +
-                       ": recompile with neml2-compile");
+                       ", this neml2 reads " + std::to_string(kOldestSchemaVersion) + " to " +
+                       std::to_string(kSchemaVersion) + ": recompile with neml2-compile");
     const auto tv = doc.at("torch_version", src).as_string(src + ": torch_version");
     if (release(tv) != runtime_torch_version())
       throw FatalError(src + ": artifact built with torch " + tv + ", running torch " +

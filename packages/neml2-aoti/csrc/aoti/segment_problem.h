@@ -1,6 +1,7 @@
 // The residual / Jacobian graphs of an implicit segment as a NewtonProblem (private).
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -78,7 +79,7 @@ public:
     std::vector<at::Tensor> A;
     at::Tensor b, du;
     forget_jacobian();
-    const bool whole = blocks(u.size(0)) == 1;
+    const bool whole = blocks(*_seg.jacobian, u.size(0)) == 1;
     if (!whole)
     {
       b = at::empty_like(u, at::MemoryFormat::Contiguous);
@@ -127,7 +128,8 @@ public:
 
   /// `graph` on (u, *tail): in one call, or, when u has more than chunk_rows rows, on
   /// ceil(B / chunk_rows) equal consecutive row blocks (every argument and output has the batch
-  /// on axis 0). Per output, its row blocks in order.
+  /// on axis 0). Blocks start at multiples of the graph's row multiple, so that only the last
+  /// one may need padding (Graph::run). Per output, its row blocks in order.
   std::vector<std::vector<at::Tensor>>
   run_blocks(const Graph & graph, const at::Tensor & u, std::size_t n_out) const
   {
@@ -143,10 +145,13 @@ public:
     return parts;
   }
 
-  /// How many row blocks a batch of B rows runs in (see run_blocks).
-  int64_t blocks(int64_t B) const
+  /// How many row blocks a batch of B rows runs `graph` in (see run_blocks).
+  int64_t blocks(const Graph & graph, int64_t B) const
   {
-    return _chunk <= 0 || B <= _chunk ? 1 : (B + _chunk - 1) / _chunk;
+    if (_chunk <= 0 || B <= _chunk)
+      return 1;
+    const int64_t m = graph.signature().row_multiple;
+    return std::min((B + _chunk - 1) / _chunk, (B + m - 1) / m);
   }
 
   /// Run `graph` on each row block in order (see run_blocks), handing `each` the block's first
@@ -156,11 +161,13 @@ public:
   for_each_block(const Graph & graph, const at::Tensor & u, std::size_t n_out, Each && each) const
   {
     const int64_t B = u.size(0);
-    const int64_t blocks = this->blocks(B);
+    const int64_t blocks = this->blocks(graph, B);
+    const int64_t m = graph.signature().row_multiple, units = (B + m - 1) / m;
     const auto whole = args(u);
     for (int64_t k = 0; k < blocks; ++k)
     {
-      const int64_t r0 = B * k / blocks, rows = B * (k + 1) / blocks - r0;
+      const int64_t r0 = std::min(B, m * (units * k / blocks));
+      const int64_t rows = std::min(B, m * (units * (k + 1) / blocks)) - r0;
       std::vector<at::Tensor> a;
       if (blocks == 1)
         a = whole;

@@ -59,7 +59,9 @@ def graph(artifact: Callable[[str], Path], dtype_name: str) -> Callable[[str, st
             root = artifact(name)
             min_batch = int(json.loads((root / "metadata.json").read_text())["min_batch"])
             fn = torch._inductor.aoti_load_package(str(root / "cpu" / dtype_name / file))
-            loaded[key] = lambda *a: call(fn, min_batch, *a)
+            signature = json.loads(fn.get_metadata()["neml2_signature"])
+            rows = signature.get("batch_rows", {"multiple": 1, "min": 1})
+            loaded[key] = lambda *a: call(fn, min_batch, *a, rows=rows)
         return loaded[key]
 
     return get
@@ -71,14 +73,20 @@ def scenario_file() -> Callable[[str], Path]:
     return scenario_input
 
 
-def call(fn: Any, min_batch: int, *args: torch.Tensor) -> list[torch.Tensor]:
-    """Call a graph as the runtime does: a batch below ``min_batch`` is padded by repeating its
-    rows, and the results are cut back to the batch (ARTIFACT.md ``min_batch``)."""
+def call(
+    fn: Any, min_batch: int, *args: torch.Tensor, rows: dict[str, int] | None = None
+) -> list[torch.Tensor]:
+    """Call a graph as the runtime does: a batch below ``min_batch`` (ARTIFACT.md) or one the
+    graph does not take (its signature's ``rows`` = ``batch_rows``: a multiple of ``multiple``,
+    at least ``min``) is padded by repeating its rows, and the results are cut back to the
+    batch."""
     b = args[0].shape[0]
-    if b >= min_batch:
+    m, least = (rows["multiple"], rows["min"]) if rows else (1, 1)
+    padded_rows = max(min_batch, least, -(-b // m) * m)
+    if padded_rows == b:
         return list(fn(*args))
-    reps = -(-min_batch // b)
-    padded = [a.repeat(reps, *([1] * (a.ndim - 1))) for a in args]
+    reps = -(-padded_rows // b)
+    padded = [a.repeat(reps, *([1] * (a.ndim - 1)))[:padded_rows] for a in args]
     return [r[:b] for r in fn(*padded)]
 
 

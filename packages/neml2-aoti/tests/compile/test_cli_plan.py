@@ -23,7 +23,7 @@ def test_parameter_and_derivatives(capsys: Any, scenario_file: Any, tmp_path: Pa
     f = str(scenario_file("elasticity"))
     meta, lines = _plan(capsys, tmp_path, f, "--model", "model", "-p", "model.E",
                         "-d", "stress:strain", "-d", "stress:model.E")  # fmt: skip
-    assert meta["format"] == "neml2-aoti" and meta["schema_version"] == 2
+    assert meta["format"] == "neml2-aoti" and meta["schema_version"] == 3
     (p,) = meta["parameters"]
     assert (p["name"], p["values"], p["shape"], p["origin"]) == (
         "model.E",

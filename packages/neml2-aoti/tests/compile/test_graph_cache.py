@@ -7,12 +7,13 @@ a new value of a promoted parameter is served from the cache with no lowering at
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
 from torch import nn
 
-from neml2.aoti.compile import _cache, _pipeline
+from neml2.aoti.compile import _cache, _lower, _pipeline
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 
@@ -111,28 +112,35 @@ def _isotropic_stress(strain: torch.Tensor, E: float, nu: float) -> torch.Tensor
     return lam * strain[..., :3].sum(-1, keepdim=True) * identity + 2 * mu * strain
 
 
-def test_new_promoted_value_lowers_nothing(
+def _compile_elasticity(E: float, nu: float, dtype: torch.dtype, out: Path) -> Path:
+    """The elasticity scenario with ``E`` promoted, ``nu`` baked."""
+    _pipeline.compile_model(
+        SCENARIOS / "elasticity.i", model="model", promote=["model.E"],
+        dtype=str(dtype).removeprefix("torch."), artifact_dir=out, stub=False,
+        overrides=[f"Models/model/coefficients:='{E} {nu}'"],
+    )  # fmt: skip
+    return out
+
+
+def _forbid(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+    def forbidden(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the cache holds these graphs: nothing is to be exported or lowered")
+
+    for name in names:
+        monkeypatch.setattr(_pipeline, name, forbidden)
+
+
+def test_new_promoted_value_compiles_nothing(
     cache: Path, tmp_path: Path, dtype: torch.dtype, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A request that differs in a promoted parameter's value only hits the value-free request
+    key: no export, no lowering, the same graph, the new value in the metadata."""
     from neml2.aoti import Model
 
-    dtype_name = str(dtype).removeprefix("torch.")
-
-    def compile_with(E: float, out: Path) -> Path:
-        _pipeline.compile_model(
-            SCENARIOS / "elasticity.i", model="model", promote=["model.E"], dtype=dtype_name,
-            overrides=[f"Models/model/coefficients:='{E} 0.3'"], artifact_dir=out, stub=False,
-        )  # fmt: skip
-        return out
-
-    first = compile_with(1e3, tmp_path / "first")
-
-    def no_lowering(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a graph was lowered although the cache holds it")
-
-    monkeypatch.setattr(_pipeline, "lower_all", no_lowering)
-    second = compile_with(2e3, tmp_path / "second")
-    graph = Path("cpu") / dtype_name / "model.pt2"
+    first = _compile_elasticity(1e3, 0.3, dtype, tmp_path / "first")
+    _forbid(monkeypatch, "lower_all", "export_graph")
+    second = _compile_elasticity(2e3, 0.3, dtype, tmp_path / "second")
+    graph = Path("cpu") / str(dtype).removeprefix("torch.") / "model.pt2"
     assert (second / graph).read_bytes() == (first / graph).read_bytes()
 
     strain = torch.tensor([[1e-3, -2e-4, 5e-4, 3e-4, -1e-4, 2e-4]], dtype=dtype)
@@ -142,3 +150,41 @@ def test_new_promoted_value_lowers_nothing(
         stress = model.forward({"strain": strain})["stress"]
         rtol = 1e-12 if dtype == torch.float64 else 1e-6
         torch.testing.assert_close(stress, _isotropic_stress(strain, E, 0.3), rtol=rtol, atol=0)
+
+
+def test_new_baked_value_in_a_masked_option_compiles_again(
+    cache: Path, tmp_path: Path, dtype: torch.dtype, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``coefficients`` sets the promoted E and the baked nu: masking it hides nu's value from
+    the keyed text, and the baked-constant fingerprint must still tell the requests apart."""
+    from neml2.aoti import Model
+
+    _compile_elasticity(1e3, 0.3, dtype, tmp_path / "first")
+    lower, export = _lower.lower_all, _lower.export_graph  # what _pipeline imported
+    _forbid(monkeypatch, "lower_all")  # another nu: another graph, which only export can tell
+    exported = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        exported.append(args)
+        return export(*args, **kwargs)
+
+    monkeypatch.setattr(_pipeline, "export_graph", counted)
+    with pytest.raises(AssertionError, match="nothing is to be exported or lowered"):
+        _compile_elasticity(1e3, 0.25, dtype, tmp_path / "second")
+    assert exported
+    monkeypatch.setattr(_pipeline, "lower_all", lower)
+    second = _compile_elasticity(1e3, 0.25, dtype, tmp_path / "second")
+    strain = torch.tensor([[1e-3, -2e-4, 5e-4, 3e-4, -1e-4, 2e-4]], dtype=dtype)
+    stress = Model(second, dtype=dtype).forward({"strain": strain})["stress"]
+    rtol = 1e-12 if dtype == torch.float64 else 1e-6
+    torch.testing.assert_close(stress, _isotropic_stress(strain, 1e3, 0.25), rtol=rtol, atol=0)
+
+
+def test_no_value_free_key_without_a_recorded_option() -> None:
+    import neml2
+    from neml2.aoti.compile._value_free import promoted_options
+
+    model = neml2.load_model(SCENARIOS / "elasticity.i", "model")
+    assert promoted_options(model, ["E"]) == ["Models/model/coefficients"]
+    model._param_options.pop("E")
+    assert promoted_options(model, ["E"]) is None

@@ -53,7 +53,7 @@ def test_missing_metadata(tmp_path: Path) -> None:
 
 def test_schema_version(tmp_path: Path) -> None:
     root = _artifact(tmp_path, schema_version=14)
-    with pytest.raises(FatalError, match=r"schema version 14, this neml2 reads 2: recompile"):
+    with pytest.raises(FatalError, match=r"schema version 14, this neml2 reads 2 to 3: recompile"):
         read_metadata(root)
 
 

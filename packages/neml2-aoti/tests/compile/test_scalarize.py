@@ -1,8 +1,9 @@
 """The component-wise re-export of implicit graphs (:mod:`neml2.aoti.compile._scalarize`).
 
 Each program is exported as the compile pipeline exports graphs (dynamic batch on axis 0) and
-scalarized; the scalarized program must give the original's outputs at other batch sizes,
-store them batch-innermost and fold structural constants. Programs it cannot express raise
+scalarized; the scalarized program must give the original's outputs at other batch sizes
+(multiples of :data:`SCALARIZED_ROW_MULTIPLE` on CPU, which its signature records), store them
+batch-innermost and fold structural constants. Programs it cannot express raise
 :class:`Unsupported` with the reason.
 """
 
@@ -18,9 +19,18 @@ from torch import nn
 
 from neml2.aoti.compile import _scalarize
 from neml2.aoti.compile._lower import export_graph
-from neml2.aoti.compile._scalarize import Unsupported, scalarize, scalarized_chunk_rows
+from neml2.aoti.compile._scalarize import (
+    SCALARIZED_ROW_MULTIPLE,
+    Unsupported,
+    scalarize,
+    scalarized_chunk_rows,
+)
+from neml2.aoti.compile._signature import graph_signature
 
 aten = torch.ops.aten
+
+#: Batches a scalarized CPU program takes: multiples of the row multiple
+M = SCALARIZED_ROW_MULTIPLE
 
 
 def _rows(batch: int, *base: int, seed: int = 0) -> torch.Tensor:
@@ -75,7 +85,7 @@ def test_scalarized_program_matches_the_original_at_any_batch() -> None:
     ep = _export(Mixed(), _rows(4, 5), _rows(4))
     out, min_batch = scalarize(ep, [_rows(4, 5), _rows(4)])
     assert min_batch == 1
-    for batch in (1, 3, 17):
+    for batch in (M, 3 * M, 17 * M):
         args = (_rows(batch, 5, seed=1), _rows(batch, seed=2))
         want, got = ep.module()(*args), out.module()(*args)
         for w, g in zip(want, got, strict=True):
@@ -90,12 +100,22 @@ def test_scalarized_program_matches_the_original_at_any_batch() -> None:
                                                      aten.permute.default)  # fmt: skip
 
 
+def test_rows_come_in_multiples_on_cpu() -> None:
+    """The batch axis is exported as M k, and the graph signature tells the runtime what to pad
+    a call to: a multiple of M, at least the 2 M rows it was traced with (export keeps k >= 2).
+    (The lowered graph refuses other batches: tests/runtime/test_batch_rows.py.)"""
+    ep = _export(Mixed(), _rows(4, 5), _rows(4))
+    assert "batch_rows" not in graph_signature(ep)
+    out, _ = scalarize(ep, [_rows(4, 5), _rows(4)])
+    assert graph_signature(out)["batch_rows"] == {"multiple": M, "min": 2 * M}
+
+
 def test_outputs_are_stored_batch_innermost() -> None:
     ep = _export(Mixed(), _rows(4, 5), _rows(4))
     out, _ = scalarize(ep, [_rows(4, 5), _rows(4)])
-    b, J = out.module()(_rows(6, 5), _rows(6))
-    assert b.stride() == (1, 6)
-    assert J.stride() == (1, 24, 6)
+    b, J = out.module()(_rows(2 * M, 5), _rows(2 * M))
+    assert b.stride() == (1, 2 * M)
+    assert J.stride() == (1, 8 * M, 2 * M)
 
 
 class Offsets(nn.Module):
@@ -113,7 +133,7 @@ class Offsets(nn.Module):
 def test_non_persistent_buffers_fold() -> None:
     ep = _export(Offsets(), _rows(4, 3))
     out, _ = scalarize(ep, [_rows(4, 3)])
-    x = _rows(6, 3)
+    x = _rows(3 * M, 3)
     torch.testing.assert_close(out.module()(x)[0], ep.module()(x)[0], rtol=0, atol=0)
 
 
@@ -131,7 +151,7 @@ def test_structural_zeros_and_ones_fold() -> None:
     out, _ = scalarize(ep, [_rows(4, 3)])
     assert _count(out, aten.mul.Tensor) == 0
     assert _count(out, aten.add.Tensor) == 0
-    x = _rows(5, 3)
+    x = _rows(5 * M, 3)
     torch.testing.assert_close(out.module()(x)[0], x, rtol=0, atol=0)
 
 
@@ -188,7 +208,7 @@ class Signs(nn.Module):
 def test_integer_and_bool_components_keep_their_factor() -> None:
     ep = _export(Signs(), _rows(4, 3))
     out, _ = scalarize(ep, [_rows(4, 3)])
-    x = _rows(5, 3) * 0.8
+    x = _rows(5 * M, 3) * 0.8
     torch.testing.assert_close(out.module()(x)[0], ep.module()(x)[0], rtol=0, atol=0)
 
 
@@ -206,3 +226,13 @@ def test_chaboche_newton_graphs_are_scalarized(artifact: Callable[[str], Path]) 
     assert seg["n_unknowns"] == 19
     # the same in every dtype leaf (the metadata is shared): sized for float64
     assert seg["chunk_rows"] == scalarized_chunk_rows(19) == 272
+
+
+@pytest.mark.parametrize("n", [1, 6, 19, 64, 100, 1000])
+def test_row_blocks_are_whole_multiples(n: int) -> None:
+    """A block of a scalarized Newton graph is a multiple of M rows, at least the 2 M rows the
+    graph takes, and its float64 Jacobian fits the block budget unless that minimum exceeds it."""
+    rows = scalarized_chunk_rows(n)
+    assert rows % M == 0 and rows >= 2 * M
+    assert rows == 2 * M or rows * n * n * 8 <= _scalarize.SCALARIZED_BLOCK_BYTES
+    assert rows + M > _scalarize.SCALARIZED_BLOCK_BYTES // (n * n * 8) or rows == 2 * M

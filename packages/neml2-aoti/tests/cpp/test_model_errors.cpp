@@ -103,7 +103,7 @@ TEST_CASE(missing_metadata)
 TEST_CASE(corrupted_metadata)
 {
   ArtifactCopy a("elasticity");
-  a.write_metadata("{\n \"format\": \"neml2-aoti\",\n \"schema_version\": 2,\n \"inputs\": [\n");
+  a.write_metadata("{\n \"format\": \"neml2-aoti\",\n \"schema_version\": 3,\n \"inputs\": [\n");
   // the file, then line:column of the failure
   EXPECT_FATAL(Model(a.root), "metadata.json:5:1: invalid JSON");
 }
@@ -111,8 +111,9 @@ TEST_CASE(corrupted_metadata)
 TEST_CASE(schema_version_mismatch)
 {
   ArtifactCopy a("elasticity");
-  a.replace("\"schema_version\": 2", "\"schema_version\": 7");
-  EXPECT_FATAL(Model(a.root), "schema version 7, this neml2 reads 2: recompile with neml2-compile");
+  a.replace("\"schema_version\": 3", "\"schema_version\": 7");
+  EXPECT_FATAL(Model(a.root),
+               "schema version 7, this neml2 reads 2 to 3: recompile with neml2-compile");
 }
 
 TEST_CASE(torch_version_mismatch)

@@ -100,3 +100,9 @@ def relax_eager_for_float32(model: Any, dtype: torch.dtype) -> Any:
     if dtype == torch.float32 and solver is not None:
         solver.abs_tol, solver.rel_tol = F32_SOLVER["atol"], F32_SOLVER["rtol"]
     return model
+
+
+def eager_value(x: Any) -> torch.Tensor:
+    """The tensor of a py-eager result (a typed wrapper's ``.data``, or the tensor itself)."""
+    value: torch.Tensor = x if isinstance(x, torch.Tensor) else x.data
+    return value

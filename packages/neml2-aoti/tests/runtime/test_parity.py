@@ -16,7 +16,7 @@ import torch
 
 import neml2
 from neml2.aoti import Model
-from runtime._scenarios import relax_eager_for_float32, relax_for_float32
+from runtime._scenarios import eager_value, relax_eager_for_float32, relax_for_float32
 
 SCENARIOS = ["elasticity", "scalar_implicit", "chaboche"]
 
@@ -35,11 +35,6 @@ def _close(got: torch.Tensor, ref: torch.Tensor, what: str) -> None:
     torch.testing.assert_close(
         got, ref, rtol=tol["rtol"], atol=tol["atol"] + tol["rtol"] * scale, msg=what
     )
-
-
-def _raw(x: Any) -> torch.Tensor:
-    value: torch.Tensor = x if isinstance(x, torch.Tensor) else x.data
-    return value
 
 
 @pytest.fixture(params=SCENARIOS)
@@ -78,8 +73,8 @@ def test_forward(
     ref = eager.call_by_name(x)
     assert list(got) == list(ref), "outputs come back in output_names order"
     for out, value in got.items():
-        assert value.shape == _raw(ref[out]).shape
-        _close(value, _raw(ref[out]), f"{name}: forward {out}")
+        assert value.shape == eager_value(ref[out]).shape
+        _close(value, eager_value(ref[out]), f"{name}: forward {out}")
 
 
 @pytest.mark.parametrize("batch", [3, 64])
@@ -93,12 +88,12 @@ def test_jacobian(
     values, J = compiled.jacobian(x)
     ref_values, ref_J = eager.jacobian(x)
     for out in values:
-        _close(values[out], _raw(ref_values[out]), f"{name}: jacobian value {out}")
+        _close(values[out], eager_value(ref_values[out]), f"{name}: jacobian value {out}")
     pairs = [(o, i) for o in J for i in J[o]]
     assert sorted(pairs) == sorted(tuple(p) for p in compiled.derivatives)
     assert pairs, f"{name}: the test artifact must be compiled with derivative pairs"
     for out, i in pairs:
-        ref = _raw(ref_J[out][i]) if i in ref_J.get(out, {}) else None
+        ref = eager_value(ref_J[out][i]) if i in ref_J.get(out, {}) else None
         got = J[out][i]
         if ref is None:  # an output independent of the input (eager leaves the block out)
             assert not got.any(), f"{name}: d{out}/d{i} should be zero"
@@ -121,4 +116,4 @@ def test_jvp(
     _, ref = eager.jvp(x, tangents)
     assert got, f"{name}: no directional derivatives"
     for out, value in got.items():
-        _close(value, _raw(ref[out]), f"{name}: jvp {out}")
+        _close(value, eager_value(ref[out]), f"{name}: jvp {out}")

@@ -179,6 +179,8 @@ def store_schema_values(
 
 def _declare(model: Any, f: SchemaField, store: str, spec: Any, factory: Any) -> None:
     k = f.kind
+    if k in ("parameter", "buffer"):
+        model._param_options[store] = f.name
     if k == "parameter":
         model.declare_typed_parameter(
             store, spec, f.type, factory=factory, allow_nonlinear=f.allow_promotion
@@ -187,6 +189,7 @@ def _declare(model: Any, f: SchemaField, store: str, spec: Any, factory: Any) ->
         model.declare_typed_buffer(store, spec, f.type, factory=factory)
     else:
         names = [f"{store}_{i}" for i in range(len(tokens(spec)))]
+        model._param_options.update(dict.fromkeys(names, f.name))
         if store != f.target:
             model._param_alias.update({f"{f.target}_{i}": n for i, n in enumerate(names)})
         for n, tok in zip(names, tokens(spec), strict=True):

@@ -86,6 +86,9 @@ class Model(nn.Module):
         self._var_renames: dict[str, str] = {}
         self._nl_params: dict[str, NLParam] = {}
         self._param_alias: dict[str, str] = {}
+        #: storage name of a parameter or buffer -> the HIT option of this model's block that set
+        #: it (a list option sets several); absent for one declared by other code
+        self._param_options: dict[str, str] = {}
         self._param_types: dict[str, Any] = {}
         self._pfast: dict[str, tuple[Any, ...]] = {}  # _get_param cache
         self._ad_inputs: tuple[str, ...] = ()

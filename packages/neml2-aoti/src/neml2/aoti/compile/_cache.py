@@ -3,15 +3,16 @@ r"""The compile cache, at two levels.
 **Requests.** An unchanged request (same input text after overrides, same options, torch and
 neml2 versions, a hash of all neml2 sources, device, dtype) reuses the graphs of a previous
 compile: entry ``<key>/`` holds the leaf's ``.pt2`` files and ``entry.json`` (the metadata
-fragments); nothing is exported or lowered.
+fragments); nothing is exported or lowered. A request with promoted parameters is stored under
+its value-free key too (:mod:`._value_free`), which a request differing only in their values
+hits the same way.
 
 **Graphs.** Lowering (Inductor and the C++ compiler) is most of a compile, so every lowered
 graph is also kept under ``graphs/<key>.pt2``, keyed by what lowering reads
 (:func:`graph_key`): the exported program's printed graph (ops, shapes, dtypes, signature,
 symbolic ranges), the values of the constants it uses, the Inductor options, the device, CPU
-features and versions. A request that differs only in the value of a promoted (``-p``)
-parameter, which is a graph input, or any other model that exports the same graph, is exported
-again (seconds) but lowers nothing.
+features and versions. Another model that exports the same graph (or a request whose promoted
+parameters have no value-free key) is exported again (seconds) but lowers nothing.
 
 Location: ``$NEML2_COMPILE_CACHE``, else ``~/.cache/neml2/compile``. Entries are written to a
 temp name and renamed into place; an exclusive file lock per key (``filelock``, a torch

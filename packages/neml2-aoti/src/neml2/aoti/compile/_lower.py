@@ -5,9 +5,11 @@ torch does not specialize 0/1), or every shape static with ``dynamic=False``. Lo
 the Inductor options below (the wrapper at ``-O1``, ``-O0`` if g++ fails on it; kernels keep
 Inductor's flags) and a wrapper that passes slices of the outputs as raw pointers
 (:mod:`neml2.aoti.compile._wrapper`; Inductor's own if that does not compile).
-``jobs > 1`` lowers in a process pool: the parent exports (fast), saves each
-``ExportedProgram`` with ``torch.export.save`` and the workers load and compile them, so no
-model object crosses a process boundary.
+``jobs > 1`` lowers the largest program in this process and the others meanwhile in a pool of
+``jobs - 1`` processes: the parent saves each of those with ``torch.export.save`` and the workers
+load and compile them, so no model object crosses a process boundary. (Saving and loading the
+largest one would lengthen the critical path: Chaboche's scalarized ``_jacobian``, 2800 nodes,
+takes 3 s to save and 6-9 s to load.)
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import tempfile
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import nullcontext
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -204,11 +206,22 @@ def rows_independent(ep: torch.export.ExportedProgram, example: Sequence[torch.T
 
 
 def export_graph(
-    adapter: nn.Module, example: Sequence[torch.Tensor], dynamic: bool
+    adapter: nn.Module,
+    example: Sequence[torch.Tensor],
+    dynamic: bool,
+    row_multiple: int = 1,
+    least: int = 1,
 ) -> tuple[torch.export.ExportedProgram, int]:
     """``(program, min_batch)``: ``torch.export`` of ``adapter`` on ``example`` (batch on axis 0
     of every argument) and the smallest batch it accepts (1, or 2 when the traced code branched
-    on ``B == 1``; the runtime pads smaller batches)."""
+    on ``B == 1``; the runtime pads smaller batches). ``least`` = 2: the artifact's min_batch is
+    already 2, so the export for a batch of 1 is not tried (it costs a trace).
+
+    ``row_multiple`` > 1 (dynamic only): the batch axis is exported as ``row_multiple * k``
+    (``example``'s batch must be such a multiple, of at least two): the program then takes
+    only such batches (its graph signature records them, see
+    :func:`~neml2.aoti.compile._signature.batch_rows`), and min_batch is 1 since the runtime
+    pads every call to one."""
     import torch.fx.experimental._config as fx_config
     from torch.export import Dim
 
@@ -216,8 +229,15 @@ def export_graph(
     last: Exception | None = None
     if not example:  # no inputs (constant outputs): nothing carries a batch
         dynamic = False
-    for lo in (1, 2) if dynamic else (0,):
-        shapes = (tuple({0: Dim("batch", min=lo, max=2**31 - 2)} for _ in example),) if lo else None
+    if dynamic and row_multiple > 1 and example[0].shape[0] % row_multiple:
+        raise ValueError(f"example batch {example[0].shape[0]} is no multiple of {row_multiple}")
+    for lo in [lo for lo in (1, 2) if lo >= least] if dynamic else [0]:
+        shapes = None
+        if lo and row_multiple > 1:
+            rows = row_multiple * Dim("rows", min=lo, max=(2**31 - 2) // row_multiple)
+            shapes = (tuple({0: rows} for _ in example),)
+        elif lo:
+            shapes = (tuple({0: Dim("batch", min=lo, max=2**31 - 2)} for _ in example),)
         try:
             # size-oblivious: treat the batch as "any size >= 1" instead of specializing 0/1
             with (
@@ -236,6 +256,8 @@ def export_graph(
             _clear_caches(adapter)
         if not dynamic:
             return ep, int(example[0].shape[0]) if example else 1
+        if row_multiple > 1:
+            return ep, 1
         return ep, 1 if lo == 1 and _batch_one_ok(ep, example) else 2
     assert last is not None
     raise last
@@ -367,7 +389,8 @@ def lower_all(
     n_jobs: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> list[Path]:
-    """Lower every job into ``leaf/<filename>``; ``progress(path)`` after each file is written."""
+    """Lower every job into ``leaf/<filename>``; ``progress(path)`` after each file is written
+    (in the order they are; the paths are returned in that order)."""
     leaf.mkdir(parents=True, exist_ok=True)
     out: list[Path] = []
     n_jobs = max(1, min(n_jobs, len(jobs)))
@@ -379,22 +402,36 @@ def lower_all(
             if progress is not None:
                 progress(str(path))
         return out
+    local, *remote = sorted(jobs, key=_program_size, reverse=True)
+
+    def done(job: GraphJob) -> None:
+        out.append(leaf / job.filename)
+        if progress is not None:
+            progress(str(leaf / job.filename))
+
     with tempfile.TemporaryDirectory(prefix="neml2-compile-") as tmp:
-        saved = []
-        for k, job in enumerate(jobs):
-            p = os.path.join(tmp, f"ep{k}.pt2")
-            torch.export.save(job.program, p)
-            saved.append(p)
         ctx = get_context("spawn")
-        with ProcessPoolExecutor(n_jobs, mp_context=ctx, initializer=_worker_init) as pool:
-            futs = [
-                pool.submit(_lower, s, str(leaf / j.filename), j.inductor_configs)
-                for s, j in zip(saved, jobs, strict=True)
-            ]
-            for fut, job in zip(futs, jobs, strict=True):
+        with ProcessPoolExecutor(n_jobs - 1, mp_context=ctx, initializer=_worker_init) as pool:
+            futs = {}
+            for k, job in enumerate(remote):
+                saved = os.path.join(tmp, f"ep{k}.pt2")
+                torch.export.save(job.program, saved)
+                fut = pool.submit(_lower, saved, str(leaf / job.filename), job.inductor_configs)
+                futs[fut] = job
+            try:
+                _lower(local.program, str(leaf / local.filename), local.inductor_configs)
+            except BaseException:
+                for fut in futs:
+                    fut.cancel()
+                raise
+            done(local)
+            for fut in as_completed(futs):
                 fut.result()
-                path = leaf / job.filename
-                out.append(path)
-                if progress is not None:
-                    progress(str(path))
+                done(futs[fut])
     return out
+
+
+def _program_size(job: GraphJob) -> int:
+    """Nodes of the job's program (0 for a saved one): how long it takes to lower, roughly."""
+    program = job.program
+    return 0 if isinstance(program, str) else len(program.graph.nodes)

@@ -22,6 +22,7 @@ from neml2.aoti.compile._signature import file_sha1
 
 __all__ = [
     "FORMAT",
+    "OLDEST_SCHEMA_VERSION",
     "SCHEMA_VERSION",
     "merge_leaves",
     "read_metadata",
@@ -30,7 +31,10 @@ __all__ = [
 ]
 
 FORMAT = "neml2-aoti"
-SCHEMA_VERSION = 2
+#: The version this neml2's neml2-compile writes; OLDEST_SCHEMA_VERSION ... SCHEMA_VERSION are
+#: read (version 3 added ``batch_rows`` to graph signatures, which version 2 graphs lack).
+SCHEMA_VERSION = 3
+OLDEST_SCHEMA_VERSION = 2
 
 
 def torch_release(version: str | None = None) -> str:
@@ -109,10 +113,10 @@ def read_metadata(
             f"neml2's neml2-compile): recompile with neml2-compile"
         )
     sv = meta.get("schema_version")
-    if sv != SCHEMA_VERSION:
+    if not isinstance(sv, int) or not OLDEST_SCHEMA_VERSION <= sv <= SCHEMA_VERSION:
         raise FatalError(
             f"AOTI artifact '{path}' was written with schema version {sv}, this neml2 reads "
-            f"{SCHEMA_VERSION}: recompile with neml2-compile"
+            f"{OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION}: recompile with neml2-compile"
         )
     built, running = torch_release(str(meta.get("torch_version"))), torch_release()
     if built != running:

@@ -45,6 +45,7 @@ from neml2.aoti.compile._prepare import Prepared, prepare
 from neml2.aoti.compile._scalarize import Unsupported, scalarize, scalarized_chunk_rows
 from neml2.aoti.compile._signature import cpu_features, leaf_digests
 from neml2.aoti.compile._stub import write_stub
+from neml2.aoti.compile._value_free import value_free_key
 from neml2.settings import Settings
 
 __all__ = ["compile_model"]
@@ -164,17 +165,7 @@ def _common_meta(prep: Prepared, rn: Renames, seg: dict[str, Any], cfg: Any, bat
         "example_batch": batch,
         "inputs": [var(v, rn.i(v.name)) for v in prep.inputs],
         "outputs": [var(v, rn.o(v.name)) for v in prep.outputs],
-        "parameters": [
-            {
-                "name": rn.p(p.name),
-                "var_type": p.var_type,
-                "base_shape": list(p.base_shape),
-                "shape": list(p.shape),
-                "values": p.value.double().flatten().tolist(),
-                "origin": p.origin,
-            }
-            for p in prep.params
-        ],
+        "parameters": _parameter_meta(prep, rn),
         "derivatives": [[rn.o(o), rn.i(i)] for o, i in prep.pairs],
         "parameter_derivatives": [[rn.o(o), rn.p(p)] for o, p in prep.param_pairs],
         "segments": [seg],
@@ -187,6 +178,21 @@ def _common_meta(prep: Prepared, rn: Renames, seg: dict[str, Any], cfg: Any, bat
     if cfg is not None:
         meta["solver_config"] = cfg
     return meta
+
+
+def _parameter_meta(prep: Prepared, rn: Renames) -> list[dict[str, Any]]:
+    """``metadata.json`` ``parameters``: the promoted parameters with their stored values."""
+    return [
+        {
+            "name": rn.p(p.name),
+            "var_type": p.var_type,
+            "base_shape": list(p.base_shape),
+            "shape": list(p.shape),
+            "values": p.value.double().flatten().tolist(),
+            "origin": p.origin,
+        }
+        for p in prep.params
+    ]
 
 
 def _versions() -> dict[str, Any]:
@@ -291,40 +297,64 @@ def compile_model(
 
     renames = {"input": rename_inputs, "output": rename_outputs, "parameter": rename_parameters}
     features = cpu_features()
+    cached = use_cache and not plan_only
+
+    def from_entry(
+        src: Path, data: dict[str, Any], dev: str
+    ) -> tuple[str, dict[str, Any], list[Path]]:
+        """Install a cache entry's graphs as this device's leaf: (name, metadata, files)."""
+        total[0] += len(data["files"])
+        leaf = root_of(data["name"]) / dev / dtype
+        return data["name"], data["meta"], _copy_leaf(src, data["files"], leaf, report)
+
     for dev in devs:
-        key = cache_key(text, {**options, "device": dev, "cpu_features": features})
-        cached = use_cache and not plan_only
+        request = {**options, "device": dev, "cpu_features": features}
+        key = cache_key(text, request)
         with entry_lock(key) if cached else contextlib.nullcontext():
             hit = load_entry(key) if cached else None
-            if hit is None:
-                prep, batch, dynamic, rn = _prepare(
-                    path, model, driver, overrides, dev, tdtype, promote, derivatives,
-                    example_batch_shape, dynamic_batch, renames, pre,
+            if hit is not None:
+                name, meta, files = from_entry(*hit, dev)
+                results.append((dev, name, meta, leaf_digests(files), features))
+                continue
+            prep, batch, dynamic, rn = _prepare(
+                path, model, driver, overrides, dev, tdtype, promote, derivatives,
+                example_batch_shape, dynamic_batch, renames, pre,
+            )  # fmt: skip
+            # the same request but for the values of promoted parameters: the same graphs
+            vkey = None
+            if cached:
+                vkey = value_free_key(
+                    prep, lambda extra: _input_text(path, [*overrides, *extra], pre), request,
+                    cache_key,
                 )  # fmt: skip
+            with entry_lock(vkey) if vkey else contextlib.nullcontext():
+                vhit = load_entry(vkey) if vkey else None
+                if vhit is not None:
+                    src, data = vhit
+                    meta = {**data["meta"], "parameters": _parameter_meta(prep, rn)}
+                    name, meta, files = from_entry(src, {**data, "meta": meta}, dev)
+                    store_entry(key, files, {"name": name, "meta": meta})
+                    results.append((dev, name, meta, leaf_digests(files), features))
+                    continue
                 pl = plan(prep, rn, batch, torch.zeros((), dtype=tdtype, device=dev))
                 name = prep.name
                 leaf = root_of(name) / dev / dtype
                 meta = _common_meta(prep, rn, pl.segment, pl.solver_config, batch, dynamic)
                 total[0] += len(pl.graphs)
                 if plan_only:
-                    files = [leaf / fname for fname, _, _ in pl.graphs]
-                    for fp in files:
+                    for fp in [leaf / fname for fname, _, _ in pl.graphs]:
                         report(str(fp))
-                else:
-                    target = {"device": dev, "cpu_features": features} if cached else None
-                    files = _build_leaf(
-                        pl, meta, leaf, dynamic, jobs, total, report, scalarize_newton, target
-                    )
-                    if cached:
-                        store_entry(key, files, {"name": prep.name, "meta": meta})
-            else:
-                src, data = hit
-                meta = data["meta"]
-                name = data["name"]
-                leaf = root_of(name) / dev / dtype
-                total[0] += len(data["files"])
-                files = _copy_leaf(src, data["files"], leaf, report)
-        results.append((dev, name, meta, {} if plan_only else leaf_digests(files), features))
+                    results.append((dev, name, meta, {}, features))
+                    continue
+                target = {"device": dev, "cpu_features": features} if cached else None
+                files = _build_leaf(
+                    pl, meta, leaf, dynamic, jobs, total, report, scalarize_newton, target
+                )
+                if cached:
+                    for k in (key, vkey):
+                        if k is not None:
+                            store_entry(k, files, {"name": prep.name, "meta": meta})
+        results.append((dev, name, meta, leaf_digests(files), features))
     name = results[0][1]
     meta = {
         "format": FORMAT,
@@ -368,8 +398,10 @@ def _build_leaf(
     cache for ``target`` (device, CPU features), or all of them when ``target`` is None."""
     todo = []
     min_batch = 1
+    least = 1  # 2 once a trace guarded B != 1: the model's other graphs then start there
     for fname, adapter, example in pl.graphs:
-        ep, mb = export_graph(adapter, example, dynamic)
+        ep, mb = export_graph(adapter, example, dynamic, least=least)
+        least = max(least, mb) if dynamic else least
         if pl.segment.get("kind") == "implicit" and pl.segment["graphs"].get("jacobian") == fname:
             # the runtime splits the implicit graphs into row blocks only when rows are independent
             pl.segment["rows_independent"] = dynamic and rows_independent(ep, example)
@@ -470,7 +502,7 @@ def _constant_blocks_once(
         del segment["graphs"]["jvp"]
         return None
     adapter.batch_independent = flags
-    return export_graph(adapter, example, dynamic)
+    return export_graph(adapter, example, dynamic, least=min_batch)
 
 
 def _copy_leaf(

@@ -44,6 +44,7 @@ __all__ = [
     "MAX_ELEMENT_OPS",
     "SCALARIZED_BLOCK_BYTES",
     "SCALARIZED_CONFIGS",
+    "SCALARIZED_ROW_MULTIPLE",
     "Unsupported",
     "scalarize",
     "scalarized_chunk_rows",
@@ -63,6 +64,15 @@ SCALARIZED_CONFIGS: dict[str, Any] = {
     "max_fusion_size": 1_000_000,
     "cpp.enable_tiling_heuristics": False,
 }
+
+
+#: A scalarized CPU graph takes its rows in multiples of this: its batch axis is exported as
+#: ``16 k``, so Inductor's vector loop over the batch needs no remainder loop, which would repeat
+#: the whole straight-line body a second time (Chaboche ``_jacobian``: 6463 -> 3437 lines of C++,
+#: lowering 80 -> 62 s on one core). The runtime pads a call's rows to the graph's
+#: ``batch_rows`` (ARTIFACT.md §1, "Graph signature"). 16 rows are a whole number of the widest
+#: vectors Inductor uses here, for float32 and float64 alike.
+SCALARIZED_ROW_MULTIPLE = 16
 
 
 #: Bytes of Newton matrices per call of a scalarized Newton graph (the segment's metadata
@@ -89,11 +99,14 @@ SCALARIZED_BLOCK_BYTES = 768 * 1024
 def scalarized_chunk_rows(n_unknowns: int) -> int:
     """Rows per call of a scalarized Newton graph of ``n_unknowns`` unknowns: as many as keep the
     block's ``(rows, n, n)`` float64 Jacobian within :data:`SCALARIZED_BLOCK_BYTES`, rounded
-    down to a multiple of 16, at least 16 (Chaboche: 272). Sized for float64 whatever the leaf's
-    dtype: the metadata is shared by every (device, dtype) leaf of an artifact, so a float32
-    leaf runs the same rows in blocks half as large."""
+    down to a multiple of :data:`SCALARIZED_ROW_MULTIPLE`, at least twice that multiple (the fewest
+    rows a scalarized CPU graph takes; Chaboche: 272), so that only a batch's last block is
+    padded. Sized for
+    float64 whatever the leaf's dtype: the metadata is shared by every (device, dtype) leaf of an
+    artifact, so a float32 leaf runs the same rows in blocks half as large."""
+    m = SCALARIZED_ROW_MULTIPLE
     rows = SCALARIZED_BLOCK_BYTES // max(1, n_unknowns * n_unknowns * 8)
-    return max(16, rows // 16 * 16)
+    return max(2 * m, rows // m * m)
 
 
 class Unsupported(Exception):
@@ -769,17 +782,27 @@ def _agree(a: Sequence[torch.Tensor], b: Sequence[torch.Tensor]) -> bool:
     return True
 
 
+def _rows(x: torch.Tensor, n: int) -> torch.Tensor:
+    """``x`` with its rows repeated to ``n`` rows."""
+    reps = -(-n // x.shape[0])
+    return x.repeat(reps, *([1] * (x.dim() - 1)))[:n]
+
+
 def scalarize(
     ep: torch.export.ExportedProgram, example: Sequence[torch.Tensor]
 ) -> tuple[torch.export.ExportedProgram, int]:
     """``(program, min_batch)``: ``ep`` re-exported component by component (dynamic batch on
-    axis 0 of every argument), checked to give ``ep``'s outputs on ``example``.
+    axis 0 of every argument, on CPU in multiples of :data:`SCALARIZED_ROW_MULTIPLE`), checked to
+    give ``ep``'s outputs on ``example`` (its rows repeated to two such multiples on CPU).
 
     Raises :class:`Unsupported` (with the reason) when the graph cannot be expressed that way,
     its export fails or its outputs differ.
     """
     from neml2.aoti.compile._lower import export_graph
 
+    multiple = SCALARIZED_ROW_MULTIPLE if example and example[0].device.type == "cpu" else 1
+    if multiple > 1:
+        example = [_rows(x, 2 * multiple) for x in example]
     module = _Scalarized(ep)
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -793,7 +816,7 @@ def scalarize(
         if not _agree(reference, components):
             raise Unsupported("the component-wise evaluation differs from the program")
         try:
-            out, min_batch = export_graph(module, example, dynamic=True)
+            out, min_batch = export_graph(module, example, dynamic=True, row_multiple=multiple)
         except Exception as e:
             raise Unsupported(f"export failed: {type(e).__name__}: {e}") from e
         if not _agree(reference, out.module()(*example)):

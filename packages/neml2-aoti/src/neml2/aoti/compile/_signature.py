@@ -2,8 +2,9 @@ r"""What a graph file says about itself, so the runtime can check it against ``m
 (ARTIFACT.md §2 ``leaves[].sha1``, §3 "Graph signature").
 
 * :func:`graph_signature`: the dtype, device type and shape of every user input and output of an
-  exported program, the batch axis (any symbolic size) written as ``-1``. Embedded in the
-  ``.pt2`` package's own metadata under :data:`SIGNATURE_KEY`.
+  exported program, the batch axis (any symbolic size) written as ``-1``, and, for a batch
+  axis exported as a multiple ``m k`` of its symbol, the rows it takes (:func:`batch_rows`).
+  Embedded in the ``.pt2`` package's own metadata under :data:`SIGNATURE_KEY`.
 * :func:`file_sha1`: the content hash recorded for each graph file of a leaf.
 * :func:`cpu_features`: the instruction-set extensions of the compiling CPU that Inductor's
   ``-march=native`` lets the compiler use; recorded per leaf, a CPU without one of them must not
@@ -24,6 +25,7 @@ import torch
 __all__ = [
     "ISA_FLAGS",
     "SIGNATURE_KEY",
+    "batch_rows",
     "cpu_features",
     "file_sha1",
     "graph_signature",
@@ -65,20 +67,49 @@ def _tensor_spec(value: Any, what: str) -> dict[str, Any]:
     }
 
 
-def graph_signature(program: torch.export.ExportedProgram) -> dict[str, list[dict[str, Any]]]:
-    """``{"inputs": [spec], "outputs": [spec]}`` of the program's user inputs and outputs, each
-    ``spec`` = ``{"dtype", "device", "shape"}`` (a symbolic size is ``-1``)."""
+def _user_input_nodes(program: torch.export.ExportedProgram) -> list[Any]:
     user = set(program.graph_signature.user_inputs)
+    return [node for node in program.graph.nodes if node.op == "placeholder" and node.name in user]
+
+
+def batch_rows(program: torch.export.ExportedProgram) -> dict[str, int] | None:
+    """``{"multiple": m, "min": lo}`` when the program's batch axis (axis 0 of its first
+    user input with a symbolic one) is ``m k`` for an integer ``m > 1``: it takes only batches
+    that are multiples of ``m`` and at least ``lo`` (``m`` times the least ``k`` of the program's
+    range constraints); ``None`` for a plain symbolic, a static or no batch axis."""
+    for node in _user_input_nodes(program):
+        val = node.meta.get("val")
+        if not isinstance(val, torch.Tensor) or val.dim() == 0:
+            continue
+        size = val.shape[0]
+        if isinstance(size, int):
+            continue
+        coeff, symbol = size.node.expr.as_coeff_Mul()  # sympy: m * k -> (m, k)
+        if not symbol.is_Symbol or not coeff.is_Integer or int(coeff) <= 1:
+            return None
+        ranges = program.range_constraints.get(symbol)
+        least = int(ranges.lower) if ranges is not None else 1
+        return {"multiple": int(coeff), "min": int(coeff) * max(1, least)}
+    return None
+
+
+def graph_signature(program: torch.export.ExportedProgram) -> dict[str, Any]:
+    """``{"inputs": [spec], "outputs": [spec]}`` of the program's user inputs and outputs, each
+    ``spec`` = ``{"dtype", "device", "shape"}`` (a symbolic size is ``-1``), plus
+    ``"batch_rows"`` (:func:`batch_rows`) when the batch axis takes only multiples of a size."""
     inputs = [
         _tensor_spec(node.meta.get("val"), f"input '{node.name}'")
-        for node in program.graph.nodes
-        if node.op == "placeholder" and node.name in user
+        for node in _user_input_nodes(program)
     ]
     out = next(node for node in program.graph.nodes if node.op == "output")
     outputs = [
         _tensor_spec(arg.meta.get("val"), f"output {k}") for k, arg in enumerate(out.args[0])
     ]
-    return {"inputs": inputs, "outputs": outputs}
+    signature: dict[str, Any] = {"inputs": inputs, "outputs": outputs}
+    rows = batch_rows(program)
+    if rows is not None:
+        signature["batch_rows"] = rows
+    return signature
 
 
 def signature_config(program: torch.export.ExportedProgram) -> dict[str, Any]:

@@ -145,6 +145,7 @@ def declare_coefficients(
     for sym, spec in zip(syms, coefficients, strict=True):
         try:
             model.declare_typed_parameter(sym, spec, Scalar, factory=factory, allow_nonlinear=True)
+            model._param_options[sym] = "coefficients"
         except ValueError as e:
             raise ValueError(f"option 'coefficients': {e}") from e
         if model.promoted_input(sym) is not None:
