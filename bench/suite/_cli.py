@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     startup = {}
     if not args.no_startup:
         print("cold start ...")
-        startup = measure_startup(targets, Context(args.inputs, artifacts))
+        startup = measure_startup(targets, Context(args.inputs, artifacts), args.out / "pycache")
     records = list(artifacts.records.values())
     data = {
         "meta": {
