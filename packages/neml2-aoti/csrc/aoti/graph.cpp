@@ -192,10 +192,11 @@ Graph::run(std::vector<at::Tensor> && inputs) const
 {
   const auto & spec = _signature.inputs;
   int64_t rows = -1;
+  std::size_t first = 0; // the first batched argument
   if (inputs.size() == spec.size())
     for (std::size_t i = 0; i < spec.size() && rows < 0; ++i)
       if (batched(spec[i]) && inputs[i].dim() > 0)
-        rows = inputs[i].size(0);
+        rows = inputs[first = i].size(0);
   const int64_t padded = rows < 0 ? rows : _signature.padded_rows(rows);
   if (padded == rows)
     return _loader->boxed_run(std::move(inputs));
@@ -204,8 +205,8 @@ Graph::run(std::vector<at::Tensor> && inputs) const
     {
       if (inputs[i].size(0) != rows)
         throw FatalError("graph '" + _file + "': argument " + std::to_string(i) + " has " +
-                         std::to_string(inputs[i].size(0)) + " rows, argument 0 " +
-                         std::to_string(rows));
+                         std::to_string(inputs[i].size(0)) + " rows, argument " +
+                         std::to_string(first) + " " + std::to_string(rows));
       inputs[i] = pad_rows(inputs[i], padded);
     }
   auto out = _loader->boxed_run(std::move(inputs));

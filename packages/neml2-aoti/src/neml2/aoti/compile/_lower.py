@@ -214,8 +214,9 @@ def export_graph(
 ) -> tuple[torch.export.ExportedProgram, int]:
     """``(program, min_batch)``: ``torch.export`` of ``adapter`` on ``example`` (batch on axis 0
     of every argument) and the smallest batch it accepts (1, or 2 when the traced code branched
-    on ``B == 1``; the runtime pads smaller batches). ``least`` = 2: the artifact's min_batch is
-    already 2, so the export for a batch of 1 is not tried (it costs a trace).
+    on ``B == 1``; the runtime pads smaller batches). ``least`` = 2: the trace of an earlier graph
+    of the model guarded ``B != 1``, so min_batch is 2 anyway and the export for a batch of 1 is
+    not tried (a trace costs seconds).
 
     ``row_multiple`` > 1 (dynamic only): the batch axis is exported as ``row_multiple * k``
     (``example``'s batch must be such a multiple, of at least two): the program then takes
