@@ -188,3 +188,20 @@ def test_no_value_free_key_without_a_recorded_option() -> None:
     assert promoted_options(model, ["E"]) == ["Models/model/coefficients"]
     model._param_options.pop("E")
     assert promoted_options(model, ["E"]) is None
+
+
+def test_baked_fingerprint_reads_plain_attributes_but_the_masked_option() -> None:
+    """A value a model keeps as plain data changes the fingerprint; the promoted parameter's own
+    option, masked in the keyed text, does not; nor does the promoted parameter's tensor."""
+    import neml2
+    from neml2.aoti.compile._value_free import baked_fingerprint
+
+    model = neml2.load_model(SCENARIOS / "elasticity.i", "model")
+    before = baked_fingerprint(model, ["E"])
+    model.coefficients = ["2000.0", "0.3"]  # the masked option as given
+    with torch.no_grad():
+        model.E.fill_(2e3)
+    assert baked_fingerprint(model, ["E"]) == before
+    model.copied_modulus = 2e3  # e.g. a float a model derived at construction
+    assert baked_fingerprint(model, ["E"]) != before
+    assert baked_fingerprint(model, []) != baked_fingerprint(model, ["E"])

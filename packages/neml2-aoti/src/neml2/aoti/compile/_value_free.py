@@ -13,7 +13,9 @@ declared the parameter), and adds what the text no longer pins down:
 * every promoted parameter's name, type and shape (a new value of another shape changes the
   graphs' input shapes);
 * the dtype, shape and bytes of every other parameter and buffer of the model (the constants
-  baked into the graphs), so a masked option that also fed something else still misses.
+  baked into the graphs), and every attribute of its modules that holds plain data (numbers,
+  strings, and lists, tuples and dicts of them), so a masked option that also fed something
+  else, a tensor or a value a model copied at construction, still misses.
 
 Without a recorded option for every promoted parameter there is no such key; the request then
 always compiles.
@@ -51,10 +53,35 @@ def promoted_options(model: Any, internals: Sequence[str]) -> list[str] | None:
     return sorted(out)
 
 
+def _plain(value: Any) -> str | None:
+    """``repr`` of plain data (None, bool, int, float, str and lists, tuples and dicts of them),
+    else ``None``."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v) for v in value]
+        return None if None in items else f"{type(value).__name__}[{','.join(items)}]"  # type: ignore[arg-type]
+    if isinstance(value, dict):
+        pairs = sorted((repr(k), _plain(v)) for k, v in value.items())
+        return None if any(v is None for _, v in pairs) else f"dict[{pairs}]"
+    return None
+
+
 def baked_fingerprint(model: Any, promoted: Sequence[str]) -> str:
     """SHA-256 of the dtype, shape and bytes of every parameter and buffer of ``model`` except
-    the ``promoted`` (internal) names."""
+    the ``promoted`` (internal) names, and of the plain-data attributes of its modules except
+    those holding a promoted parameter's own (masked) option as given."""
+    masked = set()
+    for internal in promoted:
+        path, _, attr = internal.rpartition(".")
+        mod = model.get_submodule(path) if path else model
+        masked.add((path, getattr(mod, "_param_options", {}).get(attr)))
     h = hashlib.sha256()
+    for path, mod in model.named_modules():
+        for attr, value in sorted(vars(mod).items()):
+            text = _plain(value)
+            if text is not None and (path, attr) not in masked:
+                h.update(f"{path}.{attr}={text}|".encode())
     skip = set(promoted)
     tensors = [*model.named_parameters(), *model.named_buffers()]
     for name, t in sorted(tensors, key=lambda item: item[0]):
