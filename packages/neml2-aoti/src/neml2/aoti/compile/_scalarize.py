@@ -100,10 +100,9 @@ def scalarized_chunk_rows(n_unknowns: int) -> int:
     """Rows per call of a scalarized Newton graph of ``n_unknowns`` unknowns: as many as keep the
     block's ``(rows, n, n)`` float64 Jacobian within :data:`SCALARIZED_BLOCK_BYTES`, rounded
     down to a multiple of :data:`SCALARIZED_ROW_MULTIPLE`, at least twice that multiple (the fewest
-    rows a scalarized CPU graph takes; Chaboche: 272), so that only a batch's last block is
-    padded. Sized for
-    float64 whatever the leaf's dtype: the metadata is shared by every (device, dtype) leaf of an
-    artifact, so a float32 leaf runs the same rows in blocks half as large."""
+    rows a scalarized CPU graph takes), so that only a batch's last block is padded (Chaboche:
+    272). Sized for float64 whatever the leaf's dtype: the metadata is shared by every (device,
+    dtype) leaf of an artifact, so a float32 leaf runs the same rows in blocks half as large."""
     m = SCALARIZED_ROW_MULTIPLE
     rows = SCALARIZED_BLOCK_BYTES // max(1, n_unknowns * n_unknowns * 8)
     return max(2 * m, rows // m * m)
