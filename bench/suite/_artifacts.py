@@ -73,13 +73,18 @@ class Artifacts:
             return CompileRecord(target.label, name, "n/a", why)
         folder.mkdir(parents=True, exist_ok=True)
         # both installations: 2 lowering jobs (this machine's cores), a cold compile (an empty
-        # neml2-compile cache, so a previous run's cache entry is never what gets timed)
+        # neml2-compile cache, so a previous run's cache entry is never what gets timed, and an
+        # empty Inductor cache, so Inductor probes the vector ISAs as on a fresh machine)
         cmd = [*exe, "--model", "model", "--dtype", "float64", "-j", "2"]
         for pair in WORKLOADS[name].derivatives:
             cmd += ["-d", pair]
         cmd += ["--device", "cpu", "--output-dir", str(folder), str(self.inputs / f"{name}.i")]
         with tempfile.TemporaryDirectory(prefix="neml2-bench-cache-") as cache:
-            env = {**_proc.thread_env(2), "NEML2_COMPILE_CACHE": cache}
+            env = {
+                **_proc.thread_env(2),
+                "NEML2_COMPILE_CACHE": cache,
+                "TORCHINDUCTOR_CACHE_DIR": str(Path(cache) / "inductor"),
+            }
             res = _proc.run(cmd, env, COMPILE_TIMEOUT, cwd=str(folder))
         if res.returncode != 0 or not (folder / "model_aoti.i").exists():
             return CompileRecord(target.label, name, "n/a", f"neml2-compile: {res.failure()}")

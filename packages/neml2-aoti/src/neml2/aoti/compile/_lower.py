@@ -4,7 +4,10 @@ One shared dynamic ``Dim("batch", min=1)`` on axis 0 of every argument (example 
 torch does not specialize 0/1), or every shape static with ``dynamic=False``. Lowering uses
 the Inductor options below (the wrapper at ``-O1``, ``-O0`` if g++ fails on it; kernels keep
 Inductor's flags) and a wrapper that passes slices of the outputs as raw pointers
-(:mod:`neml2.aoti.compile._wrapper`; Inductor's own if that does not compile).
+(:mod:`neml2.aoti.compile._wrapper`; Inductor's own if that does not compile). A graph's wrapper
+and kernel object files compile at the same time (:mod:`neml2.aoti.compile._overlap`), and
+Inductor's vector-ISA probes run before, on threads, while the model is exported
+(:mod:`neml2.aoti.compile._vec_isa`).
 ``jobs > 1`` lowers the largest program in this process and the others meanwhile in a pool of
 ``jobs - 1`` processes: the parent saves each of those with ``torch.export.save`` and the workers
 load and compile them, so no model object crosses a process boundary. (Saving and loading the
@@ -29,7 +32,9 @@ import torch
 from torch import nn
 
 from neml2.aoti.compile._elf import clear_exec_stack
+from neml2.aoti.compile._overlap import overlapped_objects
 from neml2.aoti.compile._signature import signature_config
+from neml2.aoti.compile._vec_isa import start_probes, wait_probes
 from neml2.aoti.compile._wrapper import raw_output_views
 
 __all__ = [
@@ -100,6 +105,7 @@ def _simdlen_config() -> dict[str, Any]:
     vectorization off)."""
     from torch._inductor.cpu_vec_isa import valid_vec_isa_list
 
+    wait_probes()
     widths = {isa.bit_width() for isa in valid_vec_isa_list()}
     return {"cpp.simdlen": DERIVATIVE_SIMDLEN} if DERIVATIVE_SIMDLEN in widths else {}
 
@@ -342,7 +348,7 @@ def _compile_package(program: Any, path: str, configs: dict[str, Any]) -> str:
     options = known_inductor_configs(
         {**configs, **constant_configs(program), **signature_config(program)}
     )
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), overlapped_objects():
         warnings.simplefilter("ignore")
         out = torch._inductor.aoti_compile_and_package(
             program, package_path=path, inductor_configs=options
@@ -369,6 +375,7 @@ def _lower(program: Any, path: str, configs: dict[str, Any]) -> str:
     """
     if isinstance(program, str):
         program = torch.export.load(program)
+    wait_probes()
     attempts = _attempts(configs)
     for k, (raw, options) in enumerate(attempts):
         try:
@@ -382,6 +389,7 @@ def _lower(program: Any, path: str, configs: dict[str, Any]) -> str:
 
 def _worker_init() -> None:
     torch.set_num_threads(1)
+    start_probes()  # while the worker loads its first saved program
 
 
 def lower_all(

@@ -46,6 +46,7 @@ from neml2.aoti.compile._scalarize import Unsupported, scalarize, scalarized_chu
 from neml2.aoti.compile._signature import cpu_features, leaf_digests
 from neml2.aoti.compile._stub import write_stub
 from neml2.aoti.compile._value_free import value_free_key
+from neml2.aoti.compile._vec_isa import start_probes
 from neml2.settings import Settings
 
 __all__ = ["compile_model"]
@@ -336,6 +337,8 @@ def compile_model(
                     store_entry(key, files, {"name": name, "meta": meta})
                     results.append((dev, name, meta, leaf_digests(files), features))
                     continue
+                if dev == "cpu" and not plan_only:
+                    start_probes()  # Inductor's ISA probes, while the graphs are exported
                 pl = plan(prep, rn, batch, torch.zeros((), dtype=tdtype, device=dev))
                 name = prep.name
                 leaf = root_of(name) / dev / dtype
