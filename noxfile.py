@@ -479,7 +479,9 @@ def cpp(session: nox.Session) -> None:
     """C++ tests (ctest), a find_package(neml2) downstream project and the same host built with
     pkg-config, against installed wheels."""
     env_dir = ROOT / ".nox" / "cpp-env"
-    python = _fresh_venv(session, env_dir, *(str(_wheel(name)) for name in PACKAGES), PKGCONF)
+    # nlohmann-json: test_json compiles the runtime's private metadata reader, which includes it
+    wheels = (str(_wheel(name)) for name in PACKAGES)
+    python = _fresh_venv(session, env_dir, *wheels, PKGCONF, "nlohmann-json")
     prefix = str(_site_packages(python) / "neml2")
     build_root = ROOT / ".nox" / "cpp-build"
     aoti = ROOT / PACKAGES["neml2-aoti"][0] / "tests"

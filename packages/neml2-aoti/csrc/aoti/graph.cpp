@@ -91,7 +91,7 @@ embedded_signature(torch::inductor::AOTIModelPackageLoader & loader, const std::
   const auto doc = json::parse(it->second, what);
   GraphSignature sig{tensor_specs(doc.at("inputs", what), what + ".inputs"),
                      tensor_specs(doc.at("outputs", what), what + ".outputs")};
-  if (const auto * rows = doc.find("batch_rows"))
+  if (const auto rows = doc.find("batch_rows"))
   {
     sig.row_multiple = rows->at("multiple", what).as_int(what + ".batch_rows.multiple");
     sig.min_rows = rows->at("min", what).as_int(what + ".batch_rows.min");

@@ -1,68 +1,60 @@
-// A small JSON reader for metadata.json (private to libneml2.so; never in a public header).
+// Typed, error-naming access to metadata.json (private to libneml2.so; never in a public header).
 //
-// Full RFC 8259 grammar: objects, arrays, strings with every escape (\uXXXX incl. surrogate
-// pairs), numbers, true/false/null. Errors are FatalErrors "<source>:<line>:<column>: <what>".
-// Object member order is kept (the metadata lists variables in graph-call order).
+// nlohmann_json parses (RFC 8259, object member order kept: the metadata lists variables in
+// graph-call order). This layer adds what the artifact contract needs on top:
+// - parse errors are FatalErrors "<source>:<line>:<column>: invalid JSON: <what>";
+// - nesting deeper than `max_depth` is an error, not a stack overflow;
+// - every typed accessor names the value (`what`) in its FatalError on a mismatch.
+// A Value is a cheap view that keeps its document alive, so views may be stored and copied freely.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace neml2::aoti::json
 {
+/// Deepest nesting of arrays and objects a document may have.
+constexpr int max_depth = 512;
+
 class Value
 {
 public:
-  enum class Kind
-  {
-    Null,
-    Bool,
-    Number,
-    String,
-    Array,
-    Object
-  };
+  using Document = nlohmann::ordered_json;
 
-  Value() = default;
+  /// A view of `node`, a value inside `root`.
+  Value(std::shared_ptr<const Document> root, const Document * node);
 
-  Kind kind() const { return _kind; }
-  bool is_null() const { return _kind == Kind::Null; }
-  bool is_object() const { return _kind == Kind::Object; }
-  bool is_array() const { return _kind == Kind::Array; }
-  bool is_string() const { return _kind == Kind::String; }
-  bool is_number() const { return _kind == Kind::Number; }
-  bool is_bool() const { return _kind == Kind::Bool; }
+  bool is_null() const;
+  bool is_object() const;
+  bool is_array() const;
+  bool is_string() const;
+  bool is_number() const;
+  bool is_bool() const;
 
   /// Typed accessors; `what` names the value in the FatalError on a type mismatch.
   bool as_bool(const std::string & what) const;
   double as_double(const std::string & what) const;
+  /// An integer, or a number with an integral value of magnitude at most 9e15.
   int64_t as_int(const std::string & what) const;
-  const std::string & as_string(const std::string & what) const;
-  const std::vector<Value> & as_array(const std::string & what) const;
-  const std::vector<std::pair<std::string, Value>> & as_object(const std::string & what) const;
+  std::string as_string(const std::string & what) const;
+  std::vector<Value> as_array(const std::string & what) const;
+  /// The members of an object, in document order.
+  std::vector<std::pair<std::string, Value>> as_object(const std::string & what) const;
 
-  /// Object member or nullptr.
-  const Value * find(const std::string & key) const;
+  /// Object member; nullopt when absent or when this is not an object.
+  std::optional<Value> find(const std::string & key) const;
   /// Object member; FatalError "<what>: missing key '<key>'" when absent.
-  const Value & at(const std::string & key, const std::string & what) const;
-
-  static Value make_null();
-  static Value make_bool(bool b);
-  static Value make_number(double d);
-  static Value make_string(std::string s);
-  static Value make_array(std::vector<Value> a);
-  static Value make_object(std::vector<std::pair<std::string, Value>> o);
+  Value at(const std::string & key, const std::string & what) const;
 
 private:
-  Kind _kind = Kind::Null;
-  bool _bool = false;
-  double _number = 0.0;
-  std::string _string;
-  std::shared_ptr<std::vector<Value>> _array;
-  std::shared_ptr<std::vector<std::pair<std::string, Value>>> _object;
+  std::shared_ptr<const Document> _root;
+  const Document * _node;
 };
 
 /// Parse a complete JSON text; `source` prefixes error messages (e.g. the file path).

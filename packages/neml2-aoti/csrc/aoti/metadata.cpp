@@ -51,7 +51,7 @@ shape_of(const json::Value & v, const std::string & what)
 std::string
 opt_string(const json::Value & v, const std::string & key, const std::string & fallback)
 {
-  const auto * x = v.find(key);
+  const auto x = v.find(key);
   return x && x->is_string() ? x->as_string(key) : fallback;
 }
 
@@ -82,7 +82,7 @@ host_cpu_flags()
 void
 check_cpu_features(const json::Value & leaf, const std::string & rel, const std::string & src)
 {
-  const auto * recorded = leaf.find("cpu_features");
+  const auto recorded = leaf.find("cpu_features");
   const auto & host = host_cpu_flags();
   if (!recorded || host.empty())
     return;
@@ -129,7 +129,7 @@ struct MetadataReader
   fs::path leaf;
   std::string src; // "<root>/metadata.json" for messages
   /// The leaf's {graph file: sha1} map (leaves[].sha1), null when not recorded.
-  const json::Value * digests = nullptr;
+  std::optional<json::Value> digests;
 
   int slot(const std::string & name)
   {
@@ -150,11 +150,11 @@ struct MetadataReader
     const auto & name = e.at("name", what).as_string(what + ".name");
     const int id = slot(name);
     auto & v = m.vars[id];
-    if (const auto * t = e.find("var_type"))
+    if (const auto t = e.find("var_type"))
       v.type = t->as_string(what + ".var_type");
-    if (const auto * b = e.find("base_shape"))
+    if (const auto b = e.find("base_shape"))
       v.base = shape_of(*b, what + "." + name + ".base_shape");
-    if (const auto * sb = e.find("sub_batch_shape"))
+    if (const auto sb = e.find("sub_batch_shape"))
       v.sub = shape_of(*sb, what + "." + name + ".sub_batch_shape");
     v.size = prod(v.base) * prod(v.sub);
     return id;
@@ -171,12 +171,12 @@ struct MetadataReader
 
   std::unique_ptr<Graph> graph(const json::Value & seg, const std::string & key)
   {
-    const auto * gs = seg.find("graphs");
-    const auto * f = gs ? gs->find(key) : nullptr;
+    const auto gs = seg.find("graphs");
+    const auto f = gs ? gs->find(key) : std::nullopt;
     if (!f || f->is_null())
       return nullptr;
     const auto & file = f->as_string("graphs." + key);
-    const auto * sha1 = digests ? digests->find(file) : nullptr;
+    const auto sha1 = digests ? digests->find(file) : std::nullopt;
     if (!sha1)
       throw FatalError(src + ": leaf " + leaf.lexically_relative(m.root).string() +
                        " records no sha1 for graph '" + file + "'; recompile with neml2-compile");
@@ -187,7 +187,7 @@ struct MetadataReader
   std::vector<int> names(const json::Value & seg, const std::string & key, const std::string & what)
   {
     std::vector<int> ids;
-    const auto * a = seg.find(key);
+    const auto a = seg.find(key);
     if (!a || a->is_null())
       return ids;
     for (const auto & e : a->as_array(what + "." + key))
@@ -198,7 +198,7 @@ struct MetadataReader
   std::vector<int> param_list(const json::Value & seg, const std::string & what)
   {
     std::vector<int> ids;
-    if (const auto * a = seg.find("param_inputs"))
+    if (const auto a = seg.find("param_inputs"))
       for (const auto & e : a->as_array(what + ".param_inputs"))
         ids.push_back(param_index(e.as_string(what + ".param_inputs"), what + ".param_inputs"));
     return ids;
@@ -207,14 +207,14 @@ struct MetadataReader
   std::vector<PairInfo> pairs(const json::Value & seg, const std::string & key, bool param)
   {
     std::vector<PairInfo> out;
-    if (const auto * a = seg.find(key))
+    if (const auto a = seg.find(key))
       for (const auto & e : a->as_array(key))
       {
         PairInfo p;
         p.out = slot(e.at("out", key).as_string(key + ".out"));
         p.in = param ? param_index(e.at("param", key).as_string(key + ".param"), key)
                      : slot(e.at("in", key).as_string(key + ".in"));
-        if (const auto * b = e.find("batch_independent"))
+        if (const auto b = e.find("batch_independent"))
           p.batch_independent = b->as_bool(key + ".batch_independent");
         out.push_back(p);
       }
@@ -226,7 +226,7 @@ struct MetadataReader
   packed(const json::Value & seg, const std::string & key, const std::string & what, bool param)
   {
     std::vector<PackedVar> out;
-    const auto * a = seg.find(key);
+    const auto a = seg.find(key);
     if (!a)
       return out;
     int64_t offset = 0;
@@ -245,12 +245,12 @@ struct MetadataReader
         const auto & v = m.vars[p.slot];
         p.size = prod(v.base) * prod(v.sub);
       }
-      if (const auto * sz = e.find("size"))
+      if (const auto sz = e.find("size"))
         p.size = sz->as_int(w + ".size");
       p.offset = e.find("offset") ? e.at("offset", w).as_int(w + ".offset") : offset;
       offset = p.offset + p.size;
       p.role = opt_string(e, "role", "");
-      if (const auto * pr = e.find("pair"); pr && pr->is_string())
+      if (const auto pr = e.find("pair"); pr && pr->is_string())
         p.pair = slot(pr->as_string(w + ".pair"));
       out.push_back(p);
     }
@@ -261,14 +261,14 @@ struct MetadataReader
   /// (*out_base, *in_base)) as a (1, *out_trailing, *in_trailing) tensor of the model's dtype.
   void fold_constants(const json::Value & e, ForwardSegment & f, const std::string & what)
   {
-    const auto * a = e.find("jacobian_pairs");
+    const auto a = e.find("jacobian_pairs");
     if (!a)
       return;
     const auto & entries = a->as_array(what + ".jacobian_pairs");
     std::size_t folded = 0;
     for (std::size_t k = 0; k < entries.size(); ++k)
     {
-      const auto * v = entries[k].find("value");
+      const auto v = entries[k].find("value");
       if (!v)
         continue;
       const auto key = what + ".jacobian_pairs[" + std::to_string(k) + "].value";
@@ -331,7 +331,7 @@ struct MetadataReader
       throw FatalError(src + ": " + what + " has no unknowns");
     for (const auto & u : s.unknowns)
       s.n_unknown = std::max(s.n_unknown, u.offset + u.size);
-    if (const auto * n = e.find("n_unknowns"))
+    if (const auto n = e.find("n_unknowns"))
       s.n_unknown = n->as_int(what + ".n_unknowns");
     s.given_columns = packed(e, "given_columns", what, false);
     s.param_columns = packed(e, "param_columns", what, true);
@@ -339,9 +339,9 @@ struct MetadataReader
       s.n_given_columns = std::max(s.n_given_columns, c.offset + c.size);
     for (const auto & c : s.param_columns)
       s.n_param_columns = std::max(s.n_param_columns, c.offset + c.size);
-    if (const auto * n = e.find("n_given_columns"))
+    if (const auto n = e.find("n_given_columns"))
       s.n_given_columns = n->as_int(what + ".n_given_columns");
-    if (const auto * n = e.find("n_param_columns"))
+    if (const auto n = e.find("n_param_columns"))
       s.n_param_columns = n->as_int(what + ".n_param_columns");
     s.params = param_list(e, what);
     s.residual = graph(e, "residual");
@@ -351,7 +351,7 @@ struct MetadataReader
     s.jacobian_given = graph(e, "jacobian_given");
     s.dr_dparam = graph(e, "dr_dparam");
     s.predictor = graph(e, "predictor");
-    if (const auto * gs = e.find("guesses"); gs && gs->is_array())
+    if (const auto gs = e.find("guesses"); gs && gs->is_array())
       for (const auto & gv : gs->as_array(what + ".guesses"))
       {
         if (gv.is_string())
@@ -363,9 +363,9 @@ struct MetadataReader
           s.guesses.emplace_back(slot(gv.at("input", what + ".guesses").as_string("guesses.input")),
                                  slot(gv.at("unknown", what + ".guesses").as_string("guesses.unknown")));
       }
-    if (const auto * pr = e.find("predictor"); pr && pr->is_object())
+    if (const auto pr = e.find("predictor"); pr && pr->is_object())
     {
-      const auto * id = pr->find("identity");
+      const auto id = pr->find("identity");
       const bool identity = id && id->is_bool() && id->as_bool("predictor.identity");
       s.predictor_inputs = names(*pr, "inputs", what + ".predictor");
       s.predictor_outputs = names(*pr, "outputs", what + ".predictor");
@@ -379,18 +379,18 @@ struct MetadataReader
       else if (!s.predictor)
         throw FatalError(src + ": " + what + " has a predictor but no graphs.predictor");
       // optional runtime-looped predictor: {"input", "output", "iterations"}
-      if (const auto * fb = pr->find("feedback"); fb && fb->is_object())
+      if (const auto fb = pr->find("feedback"); fb && fb->is_object())
       {
         s.feedback_input = slot(fb->at("input", what).as_string("predictor.feedback.input"));
         s.feedback_output = slot(fb->at("output", what).as_string("predictor.feedback.output"));
         s.feedback_iterations = fb->at("iterations", what).as_int("predictor.feedback.iterations");
       }
     }
-    if (const auto * l = e.find("max_substepping_level"))
+    if (const auto l = e.find("max_substepping_level"))
       s.max_substepping_level = l->as_int(what + ".max_substepping_level");
-    if (const auto * r = e.find("rows_independent"))
+    if (const auto r = e.find("rows_independent"))
       s.rows_independent = r->as_bool(what + ".rows_independent");
-    if (const auto * r = e.find("chunk_rows"))
+    if (const auto r = e.find("chunk_rows"))
     {
       s.chunk_rows = r->as_int(what + ".chunk_rows");
       if (s.chunk_rows < 0)
@@ -403,12 +403,12 @@ struct MetadataReader
     auto & k = m.config;
     auto num = [&](const char * key, double & out)
     {
-      if (const auto * v = c.find(key))
+      if (const auto v = c.find(key))
         out = v->as_double(std::string("solver_config.") + key);
     };
     auto integer = [&](const char * key, int64_t & out)
     {
-      if (const auto * v = c.find(key))
+      if (const auto v = c.find(key))
         out = v->as_int(std::string("solver_config.") + key);
     };
     num("atol", k.atol);
@@ -419,7 +419,7 @@ struct MetadataReader
     integer("ls_max_iters", k.ls_max_iters);
     num("ls_cutback", k.ls_cutback);
     num("ls_c", k.ls_c);
-    if (const auto * ls = c.find("linesearch"); ls && ls->is_bool() && !ls->as_bool("linesearch"))
+    if (const auto ls = c.find("linesearch"); ls && ls->is_bool() && !ls->as_bool("linesearch"))
       k.ls_max_iters = std::min<int64_t>(k.ls_max_iters, 1);
   }
 
@@ -441,7 +441,7 @@ struct MetadataReader
                        runtime_torch_version() +
                        ": recompile with neml2-compile under this torch (graphs are tied to one "
                        "torch version)");
-    if (const auto * abi = doc.find("cxx11_abi"); abi && abi->is_bool())
+    if (const auto abi = doc.find("cxx11_abi"); abi && abi->is_bool())
       if (abi->as_bool("cxx11_abi") != bool(_GLIBCXX_USE_CXX11_ABI))
         throw FatalError(src + ": artifact built with _GLIBCXX_USE_CXX11_ABI=" +
                          std::to_string(int(abi->as_bool("cxx11_abi"))) +
@@ -473,7 +473,7 @@ struct MetadataReader
       m.output_sub.push_back(m.vars[id].sub);
     }
     const auto opts = at::TensorOptions().dtype(m.dtype).device(m.device);
-    if (const auto * ps = doc.find("parameters"))
+    if (const auto ps = doc.find("parameters"))
       for (const auto & e : ps->as_array("parameters"))
       {
         ParamInfo p;
@@ -495,7 +495,7 @@ struct MetadataReader
       }
     auto pair_list = [&](const char * key, auto & out)
     {
-      if (const auto * d = doc.find(key))
+      if (const auto d = doc.find(key))
         for (const auto & e : d->as_array(key))
         {
           const auto & a = e.as_array(key);
@@ -504,16 +504,16 @@ struct MetadataReader
           out.emplace_back(a[0].as_string(key), a[1].as_string(key));
         }
     };
-    if (const auto * dyn = doc.find("dynamic_batch"); dyn && dyn->is_bool() && !dyn->as_bool("dynamic_batch"))
+    if (const auto dyn = doc.find("dynamic_batch"); dyn && dyn->is_bool() && !dyn->as_bool("dynamic_batch"))
       m.fixed_batch = doc.at("example_batch", src).as_int("example_batch");
-    if (const auto * mb = doc.find("min_batch"))
+    if (const auto mb = doc.find("min_batch"))
       m.min_batch = std::max<int64_t>(1, mb->as_int("min_batch"));
     pair_list("derivatives", m.derivatives);
     pair_list("parameter_derivatives", m.parameter_derivatives);
     std::vector<std::pair<std::string, std::string>> diagonal;
     pair_list("site_diagonal_derivatives", diagonal);
     m.site_diagonal.insert(diagonal.begin(), diagonal.end());
-    if (const auto * c = doc.find("solver_config"); c && c->is_object())
+    if (const auto c = doc.find("solver_config"); c && c->is_object())
       solver_config(*c);
     const auto & segs = doc.at("segments", src).as_array("segments");
     for (std::size_t k = 0; k < segs.size(); ++k)
@@ -591,12 +591,12 @@ ModelImpl::ModelImpl(const fs::path & root_in, c10::Device device_in, c10::Scala
   const auto doc = json::parse_file(meta.string());
   MetadataReader reader{*this, fs::path(), meta.string()};
   reader.check_header(doc);
-  if (const auto * n = doc.find("name"); n && n->is_string())
+  if (const auto n = doc.find("name"); n && n->is_string())
     model_name = n->as_string("name");
   // the leaf: from "leaves" when recorded, else the <device>/<dtype> folder convention
   std::string rel = dev + "/" + dtype_folder(dtype);
   std::string avail;
-  if (const auto * leaves = doc.find("leaves"); leaves && leaves->is_array())
+  if (const auto leaves = doc.find("leaves"); leaves && leaves->is_array())
   {
     bool found = false;
     for (const auto & l : leaves->as_array("leaves"))
@@ -607,9 +607,9 @@ ModelImpl::ModelImpl(const fs::path & root_in, c10::Device device_in, c10::Scala
       if (d == dev && t == dtype_folder(dtype))
       {
         found = true;
-        if (const auto * path = l.find("path"))
+        if (const auto path = l.find("path"))
           rel = path->as_string("leaves.path");
-        if (const auto * sha1 = l.find("sha1"); sha1 && sha1->is_object())
+        if (const auto sha1 = l.find("sha1"); sha1 && sha1->is_object())
           reader.digests = sha1;
         check_cpu_features(l, d + "/" + t, meta.string());
       }

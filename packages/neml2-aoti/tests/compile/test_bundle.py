@@ -1,11 +1,10 @@
-"""Compiled artifacts as files: metadata, stub, moved bundle, exec-stack flag, compile cache."""
+"""Compiled artifacts as files: metadata, stub, moved bundle, compile cache."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import shutil
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,6 @@ import pytest
 import torch
 
 from neml2.aoti.compile import _pipeline, cli, compile_model, read_metadata
-from neml2.aoti.compile._elf import has_exec_stack
 from neml2.aoti.compile.testing import SCENARIOS
 from neml2.hit import parse_file
 
@@ -36,18 +34,6 @@ def test_metadata_records_versions_and_leaf(
          "var_size": 6}
     ]  # fmt: skip
     assert meta["min_batch"] in (1, 2)
-
-
-def test_no_executable_stack(artifact: Callable[[str], Path], dtype_name: str) -> None:
-    for name, options in SCENARIOS.items():
-        if dtype_name not in options.get("dtypes", [dtype_name]):
-            continue
-        files = sorted((artifact(name) / "cpu" / dtype_name).glob("*.pt2"))
-        assert files
-        for f in files:
-            with zipfile.ZipFile(f) as z:
-                sos = [i for i in z.namelist() if i.endswith(".so")]
-                assert sos and not any(has_exec_stack(z.read(i)) for i in sos), f
 
 
 def test_moved_bundle_still_loads(

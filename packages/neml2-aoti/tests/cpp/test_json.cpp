@@ -1,5 +1,5 @@
-// The metadata JSON reader (csrc/aoti/json.cpp, compiled into this test): values of valid
-// documents, and for every truncation and thousands of byte mutations of a metadata-like
+// The metadata JSON reader (csrc/aoti/json.cpp over nlohmann_json, compiled into this test):
+// values of valid documents, errors that name file:line:column and the value, and for every truncation and thousands of byte mutations of a metadata-like
 // document either a value or a FatalError -- never a crash or an out-of-bounds read (nox -s
 // sanitize runs this under AddressSanitizer).
 #include <cstdint>
@@ -100,6 +100,36 @@ TEST_CASE(deep_nesting_is_an_error_not_a_stack_overflow)
 {
   EXPECT_THROWS(FatalError, json::parse(std::string(100000, '['), "deep.json"), "deep.json:");
   EXPECT(parses(std::string(100, '[') + std::string(100, ']')));
+}
+
+TEST_CASE(errors_name_the_place_and_the_value)
+{
+  // the position of the offending byte as <source>:<line>:<column>, the reason without the
+  // library's exception prefix
+  try
+  {
+    json::parse("{\n  \"a\": tru\n}", "doc.json");
+    EXPECT(false);
+  }
+  catch (const FatalError & e)
+  {
+    const std::string msg = e.what();
+    EXPECT(msg.rfind("doc.json:2:", 0) == 0);
+    EXPECT(msg.find(": invalid JSON: syntax error") != std::string::npos);
+    EXPECT(msg.find("[json.exception") == std::string::npos);
+  }
+  EXPECT_THROWS(FatalError, json::parse("[1e999]", "big.json"), "big.json: invalid JSON:");
+  const auto v = json::parse(R"({"n": 3.0, "x": 2.5, "u": 18446744073709551615, "s": "t"})", "d");
+  EXPECT(v.at("n", "d").as_int("n") == 3);
+  EXPECT_THROWS(FatalError, v.at("x", "d").as_int("d.x"), "d.x: expected an integer, got 2.5");
+  EXPECT_THROWS(FatalError, v.at("u", "d").as_int("d.u"), "d.u: integer 18446744073709551615");
+  EXPECT_THROWS(FatalError, v.at("s", "d").as_array("d.s"), "d.s: expected an array, got a string");
+  EXPECT_THROWS(FatalError, v.at("s", "d").at("k", "d.s"), "d.s: expected an object, got a string");
+  EXPECT(!v.find("missing") && !v.at("s", "d").find("k"));
+  // members in document order; a view keeps its document alive
+  const auto members = json::parse(R"({"z": 1, "a": 2, "m": 3})", "o").as_object("o");
+  EXPECT(members.size() == 3 && members[0].first == "z" && members[2].first == "m");
+  EXPECT(members[1].second.as_int("a") == 2);
 }
 
 TEST_CASE(bad_escapes_and_numbers)

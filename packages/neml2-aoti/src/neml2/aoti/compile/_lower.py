@@ -31,7 +31,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from neml2.aoti.compile._elf import clear_exec_stack
+from neml2.aoti.compile._noexecstack import noexecstack_links
 from neml2.aoti.compile._overlap import overlapped_objects
 from neml2.aoti.compile._signature import signature_config
 from neml2.aoti.compile._vec_isa import start_probes, wait_probes
@@ -348,12 +348,11 @@ def _compile_package(program: Any, path: str, configs: dict[str, Any]) -> str:
     options = known_inductor_configs(
         {**configs, **constant_configs(program), **signature_config(program)}
     )
-    with warnings.catch_warnings(), overlapped_objects():
+    with warnings.catch_warnings(), overlapped_objects(), noexecstack_links():
         warnings.simplefilter("ignore")
         out = torch._inductor.aoti_compile_and_package(
             program, package_path=path, inductor_configs=options
         )
-    clear_exec_stack(out)
     return str(out)
 
 

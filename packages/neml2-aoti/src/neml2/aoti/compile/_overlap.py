@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -36,22 +36,6 @@ def _role(builder: Any) -> str:
     return "other"
 
 
-def _run(build: Any, builder: Any) -> Future[None]:
-    """``build(builder)`` on a new thread; its outcome in the returned future."""
-    done: Future[None] = Future()
-
-    def target() -> None:
-        try:
-            build(builder)
-        except BaseException as e:
-            done.set_exception(e)
-        else:
-            done.set_result(None)
-
-    threading.Thread(target=target, name="neml2-wrapper-cc", daemon=True).start()
-    return done
-
-
 @contextmanager
 def overlapped_objects() -> Iterator[None]:
     """While active, Inductor's C++ builds of one process compile a graph's wrapper object
@@ -59,7 +43,8 @@ def overlapped_objects() -> Iterator[None]:
     from torch._inductor import cpp_builder
 
     cls = cpp_builder.CppBuilder
-    with _patch_lock:
+    # the executor's exit waits for a wrapper compile still running (e.g. after a kernel error)
+    with _patch_lock, ThreadPoolExecutor(1, thread_name_prefix="neml2-wrapper-cc") as pool:
         original = cls.build
         pending: list[Future[None]] = []
 
@@ -71,19 +56,11 @@ def overlapped_objects() -> Iterator[None]:
             role = _role(self)
             if role == "wrapper":
                 join()
-                pending.append(_run(original, self))
+                pending.append(pool.submit(original, self))
                 return
             if role == "other":
                 join()
-                original(self)
-                return
-            try:
-                original(self)
-            except BaseException:
-                for fut in pending:  # the kernel's error first; the wrapper's compile ends
-                    fut.exception()
-                pending.clear()
-                raise
+            original(self)  # a kernel's error first; the wrapper's, if any, stays unraised
             join()
 
         cls.build = build  # type: ignore[method-assign]
@@ -91,6 +68,4 @@ def overlapped_objects() -> Iterator[None]:
             yield
             join()
         finally:
-            for fut in pending:
-                fut.exception()
             cls.build = original  # type: ignore[method-assign]
