@@ -13,6 +13,7 @@ import csv
 import importlib.metadata
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -176,12 +177,22 @@ def typecheck(session: nox.Session) -> None:
     Sources are checked by path (not ``-p neml2.<sub>``) so that every module of the ``neml2``
     namespace is covered, including neml2-models' top-level ones (factory, solvers, drivers, ...).
     Test suites are separate runs: they are not packages, so module names only need to be unique
-    within one package's ``tests/``.
+    within one package's ``tests/``. Last, mypy's ``stubtest`` checks the generated stub of the
+    pybind11 bindings against the built module.
     """
     sources = [f"{folder}/src" for folder, _ in PACKAGES.values()]
     _python(session, "-m", "mypy", *sources, "bench", "noxfile.py", *session.posargs)
     for folder, _ in PACKAGES.values():
         _python(session, "-m", "mypy", f"{folder}/tests", *session.posargs)
+    allowlist = ROOT / PACKAGES["neml2-aoti"][0] / "stubtest-allowlist.txt"
+    _python(session, "-m", "mypy.stubtest", "neml2.aoti._aoti", "--allowlist", str(allowlist))
+
+
+@nox.session(python=False)
+def stubs(session: nox.Session) -> None:
+    """Regenerate the shipped stub of the bindings (``neml2.aoti._aoti``) from the editable
+    build: ``neml2-stub`` writes it next to the module, which is the source tree."""
+    _python(session, "-m", "neml2.aoti.stubgen")
 
 
 def _wheel(name: str) -> Path:
@@ -357,6 +368,8 @@ def deploy(session: nox.Session) -> None:
     venv then loads them with ``neml2.aoti.Model``, checks forward and jacobian to 1e-10 and a
     ConvergenceError, and proves neml2.models / neml2.hit / neml2.tensors are not importable;
     its ``neml2-compile`` names the missing ``[compile]`` extra in one line (exit status 2).
+    ``libneml2.so`` needs no MPI or Python library (``readelf -d``), and the check also passes in
+    a mount namespace where every MPI library of this machine is hidden.
     """
     work = ROOT / ".nox" / "deploy-work"
     _scenario_artifacts(session, ["float64"])
@@ -364,7 +377,45 @@ def deploy(session: nox.Session) -> None:
     python = _fresh_venv(session, ROOT / ".nox" / "deploy-env", str(_wheel("neml2-aoti")))
     check = [str(python), str(RUNTIME_TESTS / "deploy_check.py"), str(work / "reference.pt")]
     session.run(*check, external=True)
+    _check_needed_libraries(session, _site_packages(python) / "neml2" / "lib" / "libneml2.so")
+    session.run(*_without_mpi(check), external=True)
+    session.log("the runtime wheel works with every MPI library hidden")
     _check_compile_needs_extra(session, python.with_name("neml2-compile"), work)
+
+
+def _check_needed_libraries(session: nox.Session, library: Path) -> None:
+    """``readelf -d``: the library's NEEDED entries name no MPI and no Python library."""
+    dynamic = subprocess.run(
+        ["readelf", "-d", str(library)], check=True, capture_output=True, text=True
+    ).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
+    bad = [n for n in needed if n.startswith(("libmpi", "libpython", "libopen-"))]
+    if not needed or bad:
+        session.error(f"{library.name} needs {bad or 'nothing?'} (NEEDED: {needed})")
+    session.log(f"{library.name} NEEDED: {', '.join(needed)} (no MPI, no Python)")
+
+
+def _without_mpi(command: list[str]) -> list[str]:
+    """``command`` run in a new mount namespace in which every MPI library file of this machine
+    (as ``ldconfig -p`` lists them) is covered by ``/dev/null``, after checking that none of
+    them loads any more."""
+    listing = subprocess.run(["ldconfig", "-p"], check=True, capture_output=True, text=True).stdout
+    files = sorted(
+        {str(Path(line.split(" => ")[-1]).resolve()) for line in listing.splitlines()
+         if "libmpi" in line or "libopen-" in line}
+    )  # fmt: skip
+    if not files:
+        raise RuntimeError("this machine has no MPI library to hide (ldconfig -p lists none)")
+    loads = "import ctypes, sys; ctypes.CDLL(sys.argv[1])"
+    script = (
+        'for f in "$@"; do mount --bind /dev/null "$f" || exit 1; done; '
+        f'for f in "$@"; do if python3 -c {shlex.quote(loads)} "$f" 2>/dev/null; then '
+        'echo "$f still loads" >&2; exit 1; fi; done; '
+        f"exec {' '.join(shlex.quote(c) for c in command)}"
+    )
+    # root may mount in a new namespace; other users map themselves to root in a user namespace
+    flags = ["--mount"] if os.geteuid() == 0 else ["--mount", "--map-root-user"]
+    return ["unshare", *flags, "sh", "-c", script, "hide-mpi", *files]
 
 
 def _check_compile_needs_extra(session: nox.Session, script: Path, work: Path) -> None:

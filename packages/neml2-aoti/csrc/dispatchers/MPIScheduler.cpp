@@ -1,30 +1,102 @@
-// MPIScheduler and MPIEnvironment. Compiled with NEML2_MPI defined when libneml2.so links MPI;
-// otherwise every entry point reports that MPI support is absent.
+// MPIScheduler and MPIEnvironment, through the MPI plugin (mpi_plugin.h): libneml2.so links no
+// MPI library; the plugin is loaded the first time an MPI entry point is used, and every entry
+// point reports why when it cannot be.
 #include "neml2/csrc/dispatchers/MPIScheduler.h"
 #include "neml2/csrc/dispatchers/MPISimpleScheduler.h"
 
+#include <dlfcn.h>
+
 #include <climits>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include <ATen/ATen.h>
 
 #include "neml2/csrc/aoti/Exception.h"
 #include "compat.h"
-
-#ifdef NEML2_MPI
-#include <mpi.h>
-#endif
+#include "mpi_plugin.h"
 
 namespace neml2::aoti
 {
 namespace
 {
-[[noreturn]] void
-no_mpi(const char * what)
+/// The plugin table, or null with the reason in `why`.
+struct LoadedPlugin
 {
-  throw FatalError(std::string(what) +
-                   ": libneml2 was built without MPI support (configure with -DNEML2_MPI=ON and "
-                   "an MPI installation)");
+  const neml2_mpi_plugin_table * table = nullptr;
+  std::string why;
+};
+
+/// NEML2_MPI_PLUGIN when set, else libneml2_mpi.so next to this library.
+std::filesystem::path
+plugin_path()
+{
+  if (const char * chosen = std::getenv("NEML2_MPI_PLUGIN"); chosen && *chosen)
+    return chosen;
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<const void *>(&plugin_path), &self) && self.dli_fname)
+    return std::filesystem::path(self.dli_fname).parent_path() / "libneml2_mpi.so";
+  return "libneml2_mpi.so";
+}
+
+LoadedPlugin
+load_plugin()
+{
+  const auto path = plugin_path();
+  std::error_code ec;
+  if (!std::getenv("NEML2_MPI_PLUGIN") && !std::filesystem::exists(path, ec))
+    return {nullptr,
+            "libneml2 was built without MPI support (no " + path.string() +
+                "; configure with -DNEML2_MPI=ON and an MPI installation)"};
+  void * lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+  {
+    const char * error = dlerror();
+    return {nullptr,
+            "MPI support could not be loaded: " + std::string(error ? error : path.string()) +
+                " (the plugin needs the MPI library it was built against; NEML2_MPI_PLUGIN selects "
+                "a plugin built against another)"};
+  }
+  // the plugin stays loaded for the life of the process (MPI state lives in it)
+  auto entry = reinterpret_cast<neml2_mpi_plugin_entry>(dlsym(lib, "neml2_mpi_plugin"));
+  if (!entry)
+    return {nullptr, path.string() + " is not an MPI plugin of libneml2 (no neml2_mpi_plugin)"};
+  const neml2_mpi_plugin_table * table = entry();
+  if (!table || table->abi != neml2_mpi_plugin_abi)
+    return {nullptr,
+            path.string() + " is an MPI plugin of another libneml2 (interface version " +
+                std::to_string(table ? table->abi : -1) + ", expected " +
+                std::to_string(neml2_mpi_plugin_abi) + "); reinstall neml2-aoti"};
+  return {table, ""};
+}
+
+const LoadedPlugin &
+loaded_plugin()
+{
+  static const LoadedPlugin plugin = load_plugin();
+  return plugin;
+}
+
+/// The plugin; FatalError "<what>: <why>" when it cannot be loaded.
+const neml2_mpi_plugin_table &
+mpi(const char * what)
+{
+  const auto & plugin = loaded_plugin();
+  if (!plugin.table)
+    throw FatalError(std::string(what) + ": " + plugin.why);
+  return *plugin.table;
+}
+
+void
+check(const neml2_mpi_plugin_table & api, int code, const char * call)
+{
+  if (code != 0)
+  {
+    char message[512];
+    api.error_string(code, message, int(sizeof(message)));
+    throw FatalError(std::string("MPIScheduler: ") + call + " failed: " + message);
+  }
 }
 
 void
@@ -48,79 +120,45 @@ check_devices(const std::vector<c10::Device> & devices)
   }
 }
 
-#ifdef NEML2_MPI
-
-void
-check(int code, const char * call)
-{
-  if (code != MPI_SUCCESS)
-  {
-    char message[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(code, message, &length);
-    throw FatalError(std::string("MPIScheduler: ") + call + " failed: " +
-                     std::string(message, std::size_t(length)));
-  }
-}
-
-bool
-mpi_live()
-{
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  return initialized && !finalized;
-}
-#endif
 } // namespace
 
 bool
 mpi_enabled() noexcept
 {
-#ifdef NEML2_MPI
-  return true;
-#else
-  return false;
-#endif
+  try
+  {
+    return loaded_plugin().table != nullptr;
+  }
+  catch (...)
+  {
+    return false;
+  }
 }
 
-MPIEnvironment::MPIEnvironment([[maybe_unused]] int * argc, [[maybe_unused]] char *** argv)
+MPIEnvironment::MPIEnvironment(int * argc, char *** argv)
 {
-#ifdef NEML2_MPI
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized)
-  {
-    int provided = 0;
-    check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-    _owner = true;
-  }
-#else
-  no_mpi("MPIEnvironment");
-#endif
+  const auto & api = mpi("MPIEnvironment");
+  int initialized_here = 0;
+  check(api, api.init(argc, argv, &initialized_here), "MPI_Init_thread");
+  _owner = initialized_here != 0;
 }
 
 MPIEnvironment::~MPIEnvironment()
 {
-#ifdef NEML2_MPI
-  if (_owner && mpi_live())
-    MPI_Finalize();
-#endif
+  if (_owner)
+    mpi("MPIEnvironment").finalize();
 }
 
 struct MPIScheduler::Impl
 {
-#ifdef NEML2_MPI
-  MPI_Comm comm = MPI_COMM_NULL;
-#endif
+  const neml2_mpi_plugin_table * api = nullptr;
+  void * comm = nullptr; // the plugin's handle of this scheduler's communicator
   int rank = 0, size = 1, local_rank = 0, local_size = 1;
 
   ~Impl()
   {
-#ifdef NEML2_MPI
-    if (comm != MPI_COMM_NULL && mpi_live())
-      MPI_Comm_free(&comm);
-#endif
+    if (api)
+      api->comm_free(comm);
   }
 };
 
@@ -133,12 +171,10 @@ struct MPIScheduler::Placement
 
 MPIScheduler::Placement
 MPIScheduler::place(const std::vector<c10::Device> & devices,
-      std::vector<int64_t> batch_sizes,
-      [[maybe_unused]] const void * comm)
+                    std::vector<int64_t> batch_sizes,
+                    const void * comm)
 {
-#ifndef NEML2_MPI
-  no_mpi("MPIScheduler");
-#else
+  const auto & api = mpi("MPIScheduler");
   check_devices(devices);
   if (batch_sizes.empty())
     batch_sizes = {0};
@@ -146,22 +182,21 @@ MPIScheduler::place(const std::vector<c10::Device> & devices,
     throw FatalError("MPIScheduler: batch_sizes has " + std::to_string(batch_sizes.size()) +
                      " entries for " + std::to_string(devices.size()) +
                      " devices (give 1 or one per device)");
-  if (!mpi_live())
+  if (!api.live())
     throw FatalError("MPIScheduler: MPI is not initialized (use neml2::aoti::MPIEnvironment or "
                      "MPI_Init first)");
   auto impl = std::make_unique<MPIScheduler::Impl>();
-  const MPI_Comm parent = comm ? *static_cast<const MPI_Comm *>(comm) : MPI_COMM_WORLD;
-  check(MPI_Comm_dup(parent, &impl->comm), "MPI_Comm_dup");
-  check(MPI_Comm_rank(impl->comm, &impl->rank), "MPI_Comm_rank");
-  check(MPI_Comm_size(impl->comm, &impl->size), "MPI_Comm_size");
-  MPI_Comm node = MPI_COMM_NULL;
-  check(MPI_Comm_split_type(impl->comm, MPI_COMM_TYPE_SHARED, impl->rank, MPI_INFO_NULL, &node),
-        "MPI_Comm_split_type");
-  MPI_Comm_rank(node, &impl->local_rank);
-  MPI_Comm_size(node, &impl->local_size);
+  check(api, api.comm_dup(comm, &impl->comm), "MPI_Comm_dup");
+  impl->api = &api;
   int smallest = 0;
-  MPI_Allreduce(&impl->local_size, &smallest, 1, MPI_INT, MPI_MIN, impl->comm);
-  MPI_Comm_free(&node);
+  check(api,
+        api.placement(impl->comm,
+                      &impl->rank,
+                      &impl->size,
+                      &impl->local_rank,
+                      &impl->local_size,
+                      &smallest),
+        "placement (MPI_Comm_rank, MPI_Comm_size, MPI_Comm_split_type, MPI_Allreduce)");
   if (smallest < int(devices.size()))
     throw FatalError("MPIScheduler: a node runs " + std::to_string(smallest) + " ranks for " +
                      std::to_string(devices.size()) +
@@ -169,7 +204,6 @@ MPIScheduler::place(const std::vector<c10::Device> & devices,
   const auto slot = std::size_t(impl->local_rank) % devices.size();
   const auto bs = batch_sizes.size() == 1 ? batch_sizes.front() : batch_sizes[slot];
   return MPIScheduler::Placement{devices[slot], bs, std::move(impl)};
-#endif
 }
 
 MPIScheduler::MPIScheduler(std::vector<c10::Device> devices,
@@ -232,11 +266,9 @@ MPIScheduler::local_slice(const TensorMap & global, int64_t global_batch) const
 }
 
 at::Tensor
-MPIScheduler::gather([[maybe_unused]] const at::Tensor & local) const
+MPIScheduler::gather(const at::Tensor & local) const
 {
-#ifndef NEML2_MPI
-  no_mpi("MPIScheduler::gather");
-#else
+  const auto & api = *_impl->api;
   if (!local.defined() || local.dim() < 1)
     throw FatalError("MPIScheduler::gather: needs a tensor with a leading batch axis");
   const auto host = local.to(at::kCPU).contiguous();
@@ -247,8 +279,7 @@ MPIScheduler::gather([[maybe_unused]] const at::Tensor & local) const
   const int64_t mine[3] = {host.size(0), row_numel, int64_t(host.element_size())};
   const auto n = std::size_t(_impl->size);
   std::vector<int64_t> all(3 * n);
-  check(MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, _impl->comm),
-        "MPI_Allgather");
+  check(api, api.allgather_int64(_impl->comm, mine, 3, all.data()), "MPI_Allgather");
   std::vector<int> counts(n), displs(n);
   int64_t total_rows = 0, offset = 0;
   for (std::size_t r = 0; r < n; ++r)
@@ -268,11 +299,15 @@ MPIScheduler::gather([[maybe_unused]] const at::Tensor & local) const
   auto shape = host.sizes().vec();
   shape[0] = total_rows;
   auto result = at::empty(shape, host.options());
-  check(MPI_Allgatherv(host.data_ptr(), int(host.nbytes()), MPI_BYTE, result.data_ptr(),
-                       counts.data(), displs.data(), MPI_BYTE, _impl->comm),
+  check(api,
+        api.allgatherv_bytes(_impl->comm,
+                             host.data_ptr(),
+                             int(host.nbytes()),
+                             result.data_ptr(),
+                             counts.data(),
+                             displs.data()),
         "MPI_Allgatherv");
   return result.to(local.device());
-#endif
 }
 
 TensorMap

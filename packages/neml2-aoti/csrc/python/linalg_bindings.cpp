@@ -13,6 +13,7 @@
 
 #include "neml2/csrc/aoti/guard.h"
 #include "neml2/csrc/aoti/linalg.h"
+#include "stub_types.h"
 #include "neml2/csrc/aoti/products.h"
 #include "neml2/csrc/aoti/simd.h"
 #include "neml2/csrc/aoti/workspace.h"
@@ -182,7 +183,7 @@ bind_linalg(py::module_ & m)
       "Context manager: inside it, this thread's sum_of_products and workspace_empty outputs "
       "come from the workspace of the thread's outermost scope: `workspace`, or (None) a "
       "temporary one freed when that scope exits.")
-      .def(py::init<py::object>(), py::arg("workspace") = py::none())
+      .def(py::init<OptionalWorkspaceArg>(), py::arg("workspace") = py::none())
       .def("__enter__",
            [](PyWorkspaceScope & self) -> PyWorkspaceScope &
            {
@@ -191,7 +192,7 @@ bind_linalg(py::module_ & m)
            },
            py::return_value_policy::reference)
       .def("__exit__",
-           [](PyWorkspaceScope & self, const py::args &)
+           [](PyWorkspaceScope & self, const py::Args<py::object> &)
            {
              guard("workspace_scope", [&] { self.exit(); });
              return false;

@@ -21,6 +21,7 @@
 
 #include "neml2/csrc/aoti/Model.h"
 #include "neml2/csrc/aoti/guard.h"
+#include "stub_types.h"
 
 namespace py = pybind11;
 
@@ -63,10 +64,10 @@ to_map(const py::handle & obj, const char * what)
 }
 
 /// values as a dict in the given key order (names absent from values are skipped).
-py::dict
+TensorDict
 ordered(const TensorMap & values, const std::vector<std::string> & order)
 {
-  py::dict d;
+  TensorDict d;
   for (const auto & name : order)
   {
     auto it = values.find(name);
@@ -77,12 +78,12 @@ ordered(const TensorMap & values, const std::vector<std::string> & order)
 }
 
 /// J[out][in] as nested dicts ordered by output names, then by the given column names.
-py::dict
+TensorBlockDict
 ordered_blocks(const VariablePairJacobian & J,
                const std::vector<std::string> & rows,
                const std::vector<std::string> & cols)
 {
-  py::dict d;
+  TensorBlockDict d;
   for (const auto & out : rows)
   {
     auto it = J.find(out);
@@ -142,10 +143,14 @@ parse_dtype(const py::object & dtype)
   return st;
 }
 
-py::dict
+/// The solver settings by name.
+using SolverConfigDict =
+    py::typing::Dict<py::str, py::typing::Union<py::float_, py::int_, py::str, py::bool_>>;
+
+SolverConfigDict
 config_dict(const SolverConfig & c)
 {
-  py::dict d;
+  SolverConfigDict d;
   d["atol"] = c.atol;
   d["rtol"] = c.rtol;
   d["miters"] = c.miters;
@@ -186,7 +191,7 @@ tensors are seen by the next call; set_parameter replaces one. Calls release the
 serializes its own calls, so use one Model per thread for parallelism.)doc");
 
   cls.def(py::init(
-              [](const py::object & path, const py::object & device, const py::object & dtype)
+              [](const PathArg & path, const DeviceArg & device, const DtypeArg & dtype)
               {
                 auto root = artifact_root(path);
                 auto dev = parse_device(device);
@@ -201,7 +206,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
 
   cls.def(
       "forward",
-      [](Model & self, const py::object & inputs, const py::object & param_overrides)
+      [](Model & self, const TensorMappingArg & inputs, const OptionalTensorMappingArg & param_overrides)
       {
         auto in = to_map(inputs, "forward: inputs");
         auto ov = to_map(param_overrides, "forward: param_overrides");
@@ -220,9 +225,9 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
   cls.def(
       "jvp",
       [](Model & self,
-         const py::object & inputs,
-         const py::object & tangents,
-         const py::object & param_overrides)
+         const TensorMappingArg & inputs,
+         const TensorMappingArg & tangents,
+         const OptionalTensorMappingArg & param_overrides)
       {
         auto in = to_map(inputs, "jvp: inputs");
         auto tan = to_map(tangents, "jvp: tangents");
@@ -232,7 +237,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
           py::gil_scoped_release release;
           res = self.jvp(in, tan, ov);
         }
-        return py::make_tuple(ordered(res.first, self.output_names()),
+        return std::make_pair(ordered(res.first, self.output_names()),
                               ordered(res.second, self.output_names()));
       },
       py::arg("inputs"),
@@ -243,7 +248,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
 
   cls.def(
       "jacobian",
-      [](Model & self, const py::object & inputs, const py::object & param_overrides)
+      [](Model & self, const TensorMappingArg & inputs, const OptionalTensorMappingArg & param_overrides)
       {
         auto in = to_map(inputs, "jacobian: inputs");
         auto ov = to_map(param_overrides, "jacobian: param_overrides");
@@ -252,7 +257,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
           py::gil_scoped_release release;
           res = self.jacobian(in, ov);
         }
-        return py::make_tuple(ordered(res.first, self.output_names()),
+        return std::make_pair(ordered(res.first, self.output_names()),
                               ordered_blocks(res.second, self.output_names(), self.input_names()));
       },
       py::arg("inputs"),
@@ -262,7 +267,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
 
   cls.def(
       "param_jacobian",
-      [](Model & self, const py::object & inputs, const py::object & param_overrides)
+      [](Model & self, const TensorMappingArg & inputs, const OptionalTensorMappingArg & param_overrides)
       {
         auto in = to_map(inputs, "param_jacobian: inputs");
         auto ov = to_map(param_overrides, "param_jacobian: param_overrides");
@@ -273,7 +278,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
           res = self.param_jacobian(in, ov);
           params = self.parameter_base_shapes();
         }
-        return py::make_tuple(ordered(res.first, self.output_names()),
+        return std::make_pair(ordered(res.first, self.output_names()),
                               ordered_blocks(res.second, self.output_names(), keys(params)));
       },
       py::arg("inputs"),
@@ -284,9 +289,9 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
   cls.def(
       "param_vjp",
       [](Model & self,
-         const py::object & inputs,
-         const py::object & cotangents,
-         const py::object & param_overrides)
+         const TensorMappingArg & inputs,
+         const TensorMappingArg & cotangents,
+         const OptionalTensorMappingArg & param_overrides)
       {
         auto in = to_map(inputs, "param_vjp: inputs");
         auto cot = to_map(cotangents, "param_vjp: cotangents");
@@ -296,7 +301,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
           py::gil_scoped_release release;
           g = self.param_vjp(in, cot, ov);
         }
-        py::dict d;
+        TensorDict d;
         for (const auto & [name, value] : g)
           d[py::str(name)] = py::cast(value);
         return d;
@@ -311,7 +316,7 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
       "named_parameters",
       [](Model & self)
       {
-        py::dict d;
+        TensorDict d;
         for (const auto & [name, value] : self.named_parameters())
           d[py::str(name)] = py::cast(value);
         return d;

@@ -1,6 +1,7 @@
-// Run under `mpirun -np 2`: one global batch split over the ranks by MPIScheduler, evaluated by
-// each rank's DispatchedModel, gathered, and equal to a single-process call. Without MPI support
-// in libneml2 the MPI entry points must say so.
+// Run under `mpirun -np 2`: one global batch split over the ranks by MPIScheduler (through the
+// MPI plugin libneml2_mpi.so), evaluated by each rank's DispatchedModel, gathered, and equal to a
+// single-process call. Without the plugin, or with one that cannot be loaded, the MPI entry
+// points must say which.
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -58,6 +59,21 @@ TEST_CASE(absent_is_reported)
   EXPECT(!mpi_enabled());
   EXPECT_THROWS(FatalError, MPIEnvironment(&g_argc, &g_argv), "without MPI support");
   EXPECT_THROWS(FatalError, MPIScheduler(), "without MPI support");
+}
+
+TEST_CASE(unloadable_plugin_is_reported)
+{
+  // run with NEML2_MPI_PLUGIN naming a file that is not a loadable plugin (ctest sets it)
+  EXPECT(!mpi_enabled());
+  EXPECT_THROWS(FatalError, MPIEnvironment(&g_argc, &g_argv), "MPI support could not be loaded");
+  EXPECT_THROWS(FatalError, MPIScheduler(), "MPIScheduler: MPI support could not be loaded");
+}
+
+TEST_CASE(foreign_library_is_reported)
+{
+  // run with NEML2_MPI_PLUGIN naming a shared object that is not a plugin (libneml2.so itself)
+  EXPECT(!mpi_enabled());
+  EXPECT_THROWS(FatalError, MPIScheduler(), "is not an MPI plugin of libneml2");
 }
 
 int

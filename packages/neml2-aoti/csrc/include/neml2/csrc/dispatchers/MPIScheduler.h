@@ -3,9 +3,12 @@
 // contiguous, balanced slice of the global batch; it evaluates its slice with a DispatchedModel
 // over this scheduler (a SyncScheduler on its device), and gather() all-gathers the results.
 //
-// MPI stays private to libneml2.so (built with -DNEML2_MPI=ON when CMake finds an MPI): this header
-// includes no mpi.h, a communicator is passed by address, and without MPI support every
-// constructor throws FatalError.
+// libneml2.so links no MPI library. MPI lives in a plugin, libneml2_mpi.so (built next to it when
+// CMake finds an MPI, or named by the environment variable NEML2_MPI_PLUGIN), which libneml2
+// loads the first time an MPI entry point is used; a host that never uses MPI never needs an MPI
+// library. This header includes no mpi.h and a communicator is passed by address. When the
+// plugin is absent or cannot be loaded (e.g. its MPI library is missing), every constructor
+// throws a FatalError saying which.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +25,7 @@
 
 namespace neml2::aoti
 {
-/// True when libneml2.so was built with MPI support.
+/// True when the MPI plugin is present and loads (its first call loads it).
 NEML2_AOTI_EXPORT bool mpi_enabled() noexcept;
 
 /// RAII MPI initialization for hosts that do not initialize MPI themselves: MPI_Init_thread

@@ -1,7 +1,7 @@
 // NEML2 v3's MPISimpleScheduler: an MPIScheduler configured from device strings. Each rank of the
 // communicator takes devices[local_rank % devices.size()] (ranks grouped per node; a node with
 // fewer ranks than devices is an error) and chunks its calls there like SimpleScheduler. The
-// construction is collective; without MPI support in libneml2.so it throws FatalError. The host
+// construction is collective; without a loadable MPI plugin it throws FatalError. The host
 // owns MPI_Init / MPI_Finalize (or uses MPIEnvironment). No MPI type appears in this header.
 #pragma once
 
