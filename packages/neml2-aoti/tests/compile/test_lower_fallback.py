@@ -103,7 +103,6 @@ def test_options_the_installed_inductor_lacks_are_left_out(monkeypatch: pytest.M
         return package_path
 
     monkeypatch.setattr(torch._inductor, "aoti_compile_and_package", compile_and_package)
-    monkeypatch.setattr(_lower, "clear_exec_stack", lambda path: None)
     program = torch.export.export(torch.nn.Identity(), (torch.ones(2, 3),))
     assert _lower._compile_package(program, "out.pt2", configs) == "out.pt2"
     (options,) = seen
