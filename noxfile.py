@@ -172,7 +172,8 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def typecheck(session: nox.Session) -> None:
-    """mypy over every package's sources, the benchmarks and noxfile, then each test suite.
+    """mypy over every package's sources, the benchmarks and noxfile, each test suite, then the
+    documentation's Python (``docs/conf.py``, ``docs/_ext``, ``docs/tutorials``).
 
     Sources are checked by path (not ``-p neml2.<sub>``) so that every module of the ``neml2``
     namespace is covered, including neml2-models' top-level ones (factory, solvers, drivers, ...).
@@ -184,6 +185,12 @@ def typecheck(session: nox.Session) -> None:
     _python(session, "-m", "mypy", *sources, "bench", "noxfile.py", *session.posargs)
     for folder, _ in PACKAGES.values():
         _python(session, "-m", "mypy", f"{folder}/tests", *session.posargs)
+    # the documentation's configuration, extensions and tutorials (which import the calibration
+    # example's module)
+    docs_path = os.pathsep.join(["docs/_ext", "examples/calibration"])
+    docs_sources = ["docs/conf.py", "docs/_ext", "docs/tutorials"]
+    session.run(sys.executable, "-m", "mypy", *docs_sources, *session.posargs,
+                env={"MYPYPATH": docs_path}, external=True)  # fmt: skip
     allowlist = ROOT / PACKAGES["neml2-aoti"][0] / "stubtest-allowlist.txt"
     _python(session, "-m", "mypy.stubtest", "neml2.aoti._aoti", "--allowlist", str(allowlist))
 
@@ -287,13 +294,13 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
 @nox.session(python=False)
 def build(session: nox.Session) -> None:
     """Wheels of all five packages into dist/, then check their namespace and py.typed layout,
-    license files and torch pins."""
+    license files and torch pins, and that each CHANGELOG records the version being built."""
     DIST.mkdir(exist_ok=True)
     for old in DIST.glob("neml2_*.whl"):
         old.unlink()
     for folder, _ in PACKAGES.values():
         _python(session, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(DIST), folder)
-    problems = _license_copies()
+    problems = _license_copies() + _changelog_problems()
     problems += [p for name in PACKAGES for p in _check_wheel(name, _wheel(name))]
     if problems:
         session.error("wheel layout problems:\n  " + "\n  ".join(problems))
@@ -363,10 +370,10 @@ RUNTIME_TESTS = ROOT / PACKAGES["neml2-aoti"][0] / "tests" / "runtime"
 def deploy(session: nox.Session) -> None:
     """A venv with only torch + the neml2-aoti wheel runs prebuilt artifacts from Python.
 
-    The dev venv compiles the elasticity and scalar-implicit scenarios (through the neml2-compile
-    cache, or reusing ``$NEML2_TEST_ARTIFACTS``) and records py-eager reference values; the fresh
-    venv then loads them with ``neml2.aoti.Model``, checks forward and jacobian to 1e-10 and a
-    ConvergenceError, and proves neml2.models / neml2.hit / neml2.tensors are not importable;
+    The dev venv compiles the elasticity, scalar-implicit and Chaboche scenarios (through the
+    neml2-compile cache, or reusing ``$NEML2_TEST_ARTIFACTS``) and records py-eager reference
+    values; the fresh venv then loads them with ``neml2.aoti.Model``, checks forward and jacobian
+    to 1e-10 and a ConvergenceError, and proves neml2.models / neml2.hit / neml2.tensors are not importable;
     its ``neml2-compile`` names the missing ``[compile]`` extra in one line (exit status 2).
     ``libneml2.so`` needs no MPI or Python library (``readelf -d``), and the check also passes in
     a mount namespace where every MPI library of this machine is hidden.
@@ -769,28 +776,67 @@ def _siblings(name: str, commit: str | None) -> dict[str, SpecifierSet]:
     return {r.name: r.specifier for r in reqs if r.name in PACKAGES}
 
 
-def _versions(name: str) -> dict[Version, str | None]:
-    """Every version of a package in git history -> the newest commit carrying it.
-
-    A version still in the working tree maps to None (its current state, built by ``build``).
-    """
+def _about(name: str) -> str:
+    """The repository path of a package's ``__about__.py`` (its one version string)."""
     folder, sub = PACKAGES[name]
-    about = f"{folder}/src/neml2/{sub}/__about__.py"
-    log = subprocess.run(
-        ["git", "-C", str(ROOT), "log", "--format=%H", "--", about],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    found: dict[Version, str | None] = {}
-    for commit in log:  # newest first
-        match = re.search(r'__version__\s*=\s*"([^"]+)"', _read_at(about, commit))
-        if match:
-            found.setdefault(Version(match.group(1)), commit)
-    current = re.search(r'__version__\s*=\s*"([^"]+)"', _read_at(about, None))
-    if current:
-        found[Version(current.group(1))] = None
+    return f"{folder}/src/neml2/{sub}/__about__.py"
+
+
+def _version_at(name: str, commit: str | None) -> Version | None:
+    """A package's ``__version__`` at a commit (None: the working tree)."""
+    match = re.search(r'__version__\s*=\s*"([^"]+)"', _read_at(_about(name), commit))
+    return Version(match.group(1)) if match else None
+
+
+def _git(*args: str) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", str(ROOT), *args], check=True, capture_output=True, text=True
+    )
+    return out.stdout.split()
+
+
+def _release_tags(name: str) -> dict[Version, str]:
+    """Released versions of a package from its tags ``<dist>-v<version>`` -> tagged commit."""
+    found: dict[Version, str] = {}
+    for tag in _git("tag", "--list", f"{name}-v*"):
+        version = Version(tag.removeprefix(f"{name}-v"))
+        commit = _git("rev-list", "-n", "1", tag)[0]
+        if _version_at(name, commit) != version:
+            raise ValueError(f"tag {tag}: __about__.py at {commit[:10]} is not {version}")
+        found[version] = commit
     return found
+
+
+def _versions(name: str) -> dict[Version, str | None]:
+    """Every released version of a package -> the commit to build it from.
+
+    Releases are the tags ``<dist>-v<version>`` (``docs/releasing.md``); a clone without tags
+    falls back to the history of ``__about__.py`` (the newest commit carrying each version). The
+    working tree's version maps to None (its current state, built by ``build``).
+    """
+    found: dict[Version, str | None] = {}
+    for commit in _git("log", "--format=%H", "--", _about(name)):  # newest first
+        version = _version_at(name, commit)
+        if version is not None:
+            found.setdefault(version, commit)
+    found.update(_release_tags(name))
+    current = _version_at(name, None)
+    if current is not None:
+        found[current] = None
+    return found
+
+
+def _changelog_problems() -> list[str]:
+    """Each package's CHANGELOG has a dated section for the version in its ``__about__.py``."""
+    problems = []
+    for name, (folder, _) in PACKAGES.items():
+        version = _version_at(name, None)
+        changelog = (ROOT / folder / "CHANGELOG.md").read_text()
+        if not re.search(
+            rf"^## {re.escape(str(version))} \(\d{{4}}-\d{{2}}-\d{{2}}\)$", changelog, re.M
+        ):
+            problems.append(f"{folder}/CHANGELOG.md: no section '## {version} (YYYY-MM-DD)'")
+    return problems
 
 
 def plan_lowest(name: str) -> dict[str, tuple[Version, str | None]]:
@@ -887,6 +933,27 @@ def _build_at(session: nox.Session, name: str, commit: str, tmp: Path) -> Path:
         session, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(src / folder)
     )
     return next(out.glob("*.whl"))
+
+
+DOCS = ROOT / "docs"
+
+
+@nox.session(python=False)
+def docs(session: nox.Session) -> None:
+    """The documentation site into ``docs/_build/html``, every warning an error.
+
+    Sphinx over ``docs/``: the MyST pages, the API reference from the installed packages'
+    docstrings, the input-file syntax generated from the registry, and the tutorials of
+    ``docs/tutorials`` executed by sphinx-gallery (rebuilt from scratch, so every tutorial runs).
+    Posargs go to ``sphinx-build`` (``-b linkcheck``, ``-j 2``, ...).
+    """
+    shutil.rmtree(DOCS / "generated", ignore_errors=True)
+    shutil.rmtree(DOCS / "_build", ignore_errors=True)
+    session.env.setdefault("NEML2_COMPILE_CACHE", str(COMPILE_CACHE))
+    session.env.setdefault("OMP_NUM_THREADS", "1")
+    sphinx = ["-m", "sphinx", "-W", "--keep-going", "-E", "-b", "html"]
+    _python(session, *sphinx, str(DOCS), str(DOCS / "_build" / "html"), *session.posargs)
+    session.log(f"site: {(DOCS / '_build' / 'html' / 'index.html').relative_to(ROOT)}")
 
 
 @nox.session(python=False)

@@ -21,8 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import neml2
 from runtime._scenarios import artifact_folder, make_inputs, scenario_input
 
-#: a forward model and an implicit one (the Newton loop runs in libneml2.so)
-DEPLOY_SCENARIOS = ("elasticity", "scalar_implicit")
+#: a forward model, a small implicit one and the Chaboche viscoplastic model (19 unknowns; the
+#: Newton loops run in libneml2.so)
+DEPLOY_SCENARIOS = ("elasticity", "scalar_implicit", "chaboche")
 CPU, F64 = torch.device("cpu"), torch.float64
 
 

@@ -93,3 +93,22 @@ def test_bad_type_names_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main([_input(tmp_path), "euler", "Models/euler/type:=NoSuchModel"]) == 1
     err = capsys.readouterr().err
     assert "NoSuchModel" in err and "[Models/euler]" in err
+
+
+def test_closed_pipe_ends_quietly() -> None:
+    """``neml2-inspect ... --graph | head -1``: the reader leaves early; no traceback, status 141
+    (128 + SIGPIPE) as for the other command-line tools. The reader here closes the pipe before
+    the tool writes anything, so the first write fails whatever the pipe's buffer size."""
+    import subprocess
+    import sys
+
+    example = Path(__file__).resolve().parents[4] / "examples" / "viscoplasticity" / "chaboche.i"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "neml2.cli.inspect", str(example), "model", "--graph"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=300) == 141
+    assert err == b""

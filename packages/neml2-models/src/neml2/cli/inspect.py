@@ -14,6 +14,7 @@ from neml2.cli._common import (
     allow_python,
     apply_loads,
     error,
+    guarded,
     message,
     new_parser,
 )
@@ -95,31 +96,45 @@ def format_text(rec: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _print(text: str) -> int:
+    print(text)
+    return 0
+
+
+def _report(args: argparse.Namespace, extra: list[str]) -> dict[str, Any]:
+    """The record :func:`describe` gives for ``args.model`` (plus its graphs with ``--graph``)."""
+    from neml2.factory import load_input
+
+    apply_loads(args.load)
+    factory = load_input(args.input, additional_args=extra, allow_python=allow_python(args))
+    model = factory.get_model(args.model)
+    rec = describe(model, factory.settings)
+    if args.graph:
+        from neml2.jit._inspect import sample_graphs
+
+        rec["graph"] = sample_graphs(model)
+    return rec
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``neml2-inspect``."""
+    """Entry point of ``neml2-inspect``.
+
+    Output goes through :func:`~neml2.cli._common.guarded`, so a reader that leaves early
+    (``neml2-inspect ... | head``) ends the tool quietly with status 141.
+    """
     args, extra = parser().parse_known_args(sys.argv[1:] if argv is None else list(argv))
     try:
-        from neml2.factory import load_input
-
-        apply_loads(args.load)
-        factory = load_input(args.input, additional_args=extra, allow_python=allow_python(args))
-        model = factory.get_model(args.model)
-        rec = describe(model, factory.settings)
-        if args.graph:
-            from neml2.jit._inspect import sample_graphs
-
-            rec["graph"] = sample_graphs(model)
+        rec = _report(args, extra)
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as e:
+        why = message(e)
         if args.json:
-            print(json.dumps({"retcode": 1, "error": message(e)}))
-        return error(message(e))
+            guarded(lambda: _print(json.dumps({"retcode": 1, "error": why})))
+        return error(why)
     if args.json:
-        print(json.dumps({**rec, "retcode": 0}))
-    else:
-        print(rec["graph"] if args.graph else format_text(rec))
-    return 0
+        return guarded(lambda: _print(json.dumps({**rec, "retcode": 0})))
+    return guarded(lambda: _print(rec["graph"] if args.graph else format_text(rec)))
 
 
 if __name__ == "__main__":
