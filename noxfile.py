@@ -783,8 +783,13 @@ def _about(name: str) -> str:
 
 
 def _version_at(name: str, commit: str | None) -> Version | None:
-    """A package's ``__version__`` at a commit (None: the working tree)."""
-    match = re.search(r'__version__\s*=\s*"([^"]+)"', _read_at(_about(name), commit))
+    """A package's ``__version__`` at a commit (None: the working tree); None where the commit
+    has no ``__about__.py`` or no version in it."""
+    try:
+        text = _read_at(_about(name), commit)
+    except subprocess.CalledProcessError:
+        return None
+    match = re.search(r'__version__\s*=\s*"([^"]+)"', text)
     return Version(match.group(1)) if match else None
 
 
@@ -815,10 +820,12 @@ def _versions(name: str) -> dict[Version, str | None]:
     working tree's version maps to None (its current state, built by ``build``).
     """
     found: dict[Version, str | None] = {}
+    # each commit that changed __about__.py ends the previous version: its parent is the newest
+    # commit carrying that version
     for commit in _git("log", "--format=%H", "--", _about(name)):  # newest first
-        version = _version_at(name, commit)
-        if version is not None:
-            found.setdefault(version, commit)
+        previous = _version_at(name, f"{commit}^")
+        if previous is not None and previous != _version_at(name, commit):
+            found.setdefault(previous, _git("rev-parse", f"{commit}^")[0])
     found.update(_release_tags(name))
     current = _version_at(name, None)
     if current is not None:
