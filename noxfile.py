@@ -373,8 +373,9 @@ def deploy(session: nox.Session) -> None:
     The dev venv compiles the elasticity, scalar-implicit and Chaboche scenarios (through the
     neml2-compile cache, or reusing ``$NEML2_TEST_ARTIFACTS``) and records py-eager reference
     values; the fresh venv then loads them with ``neml2.aoti.Model``, checks forward and jacobian
-    to 1e-10 and a ConvergenceError, and proves neml2.models / neml2.hit / neml2.tensors are not importable;
-    its ``neml2-compile`` names the missing ``[compile]`` extra in one line (exit status 2).
+    to 1e-10 and a ConvergenceError, and proves neml2.models / neml2.hit / neml2.tensors are not
+    importable; its ``neml2-compile`` names the missing ``[compile]`` extra in one line (exit
+    status 2).
     ``libneml2.so`` needs no MPI or Python library (``readelf -d``), and the check also passes in
     a mount namespace where every MPI library of this machine is hidden.
     """
