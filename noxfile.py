@@ -25,6 +25,7 @@ import nox
 import tomllib
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from packaging.utils import parse_wheel_filename
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent
@@ -45,6 +46,13 @@ PACKAGES: dict[str, tuple[str, str]] = {
 }
 DTYPE_INDEPENDENT = {"neml2-hit"}
 COMPILED = {"neml2-aoti", "neml2-eager-cpp"}  # built against the installed torch: pinned to it
+#: Sonames (globs) ``auditwheel repair`` leaves out of each compiled wheel: torch's libraries come
+#: from the torch wheel at run time (``$ORIGIN``-relative RUNPATHs), the MPI plugin
+#: ``libneml2_mpi.so`` links the host's MPI, and neml2-eager-cpp links neml2-aoti's libneml2.so
+NOT_GRAFTED: dict[str, tuple[str, ...]] = {
+    "neml2-aoti": ("libtorch*.so", "libc10*.so", "libmpi*.so*"),
+    "neml2-eager-cpp": ("libtorch*.so", "libc10*.so", "libneml2.so"),
+}
 NAMESPACE_OWNER = "neml2-models"
 DEMO_INPUT = ROOT / "examples" / "viscoplasticity" / "chaboche.i"
 DEMO_OUTPUT = ROOT / "demo-output"
@@ -234,7 +242,7 @@ _ABSOLUTE = re.compile(r"^[^#]*(=|\s|-[IL]|-Wl,-rpath,)/")
 
 def _check_wheel(name: str, wheel: Path) -> list[str]:
     """Problems of one wheel: namespace ownership, py.typed, C++ payload, license file, torch
-    pin of the compiled distributions."""
+    pin, manylinux tag and no grafted library of the compiled distributions."""
     sub = PACKAGES[name][1]
     archive = zipfile.ZipFile(wheel)
     files = set(archive.namelist())
@@ -249,6 +257,14 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
         requires = archive.read(f"{dist_info}/METADATA").decode().splitlines()
         if f"Requires-Dist: {_torch_pin()}" not in requires:
             problems.append(f"{wheel.name}: METADATA lacks Requires-Dist: {_torch_pin()}")
+        tags = archive.read(f"{dist_info}/WHEEL").decode().splitlines()
+        platforms = {t.platform for t in parse_wheel_filename(wheel.name)[3]}
+        platforms |= {t.rsplit("-", 1)[-1] for t in tags if t.startswith("Tag: ")}
+        if not all(p.startswith("manylinux") for p in platforms):
+            problems.append(f"{wheel.name}: not manylinux-tagged ({', '.join(sorted(platforms))})")
+        grafted = sorted({f.split("/")[0] for f in files if f.split("/")[0].endswith(".libs")})
+        if grafted:
+            problems.append(f"{wheel.name}: libraries grafted into {', '.join(grafted)}")
     owns_init = "neml2/__init__.py" in files
     if owns_init != (name == NAMESPACE_OWNER):
         problems.append(f"{wheel.name}: neml2/__init__.py {'present' if owns_init else 'missing'}")
@@ -291,15 +307,44 @@ def _check_wheel(name: str, wheel: Path) -> list[str]:
     return problems
 
 
+def _repair(session: nox.Session, name: str) -> None:
+    """Replace a compiled wheel of dist/ by its ``auditwheel repair``: linux_x86_64 -> manylinux.
+
+    The tag is auditwheel's ``auto`` choice, the most compatible manylinux policy the wheel's
+    versioned symbols allow once NOT_GRAFTED is excluded (``auditwheel show`` cannot exclude: it
+    would judge torch's and the host MPI's libraries too). ``--patcher none`` fails rather than
+    change an ELF file: nothing is grafted, and the RUNPATHs to ``torch/lib``, which point outside
+    the wheel and which a grafting repair would drop, stay as built.
+    """
+    wheel = _wheel(name)
+    excludes = [arg for soname in NOT_GRAFTED[name] for arg in ("--exclude", soname)]
+    with tempfile.TemporaryDirectory(prefix="neml2-repair-") as tmp:
+        try:
+            _python(session, "-m", "auditwheel", "repair", "--plat", "auto", "--patcher", "none",
+                    *excludes, "--wheel-dir", tmp, str(wheel))  # fmt: skip
+        except nox.command.CommandFailed:
+            session.error(
+                f"auditwheel repair {wheel.name} failed; a traceback ending in NotImplementedError"
+                " means it would graft a library: `auditwheel show` lists the wheel's external"
+                " libraries (exclude the ones a user's environment provides in NOT_GRAFTED)"
+            )
+        (repaired,) = Path(tmp).glob("*.whl")
+        wheel.unlink()
+        shutil.move(repaired, DIST / repaired.name)
+
+
 @nox.session(python=False)
 def build(session: nox.Session) -> None:
-    """Wheels of all five packages into dist/, then check their namespace and py.typed layout,
-    license files and torch pins, and that each CHANGELOG records the version being built."""
+    """Wheels of all five packages into dist/, the compiled ones retagged manylinux by
+    ``auditwheel repair``; then check their namespace and py.typed layout, license files, torch
+    pins and tags, and that each CHANGELOG records the version being built."""
     DIST.mkdir(exist_ok=True)
     for old in DIST.glob("neml2_*.whl"):
         old.unlink()
     for folder, _ in PACKAGES.values():
         _python(session, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(DIST), folder)
+    for name in sorted(COMPILED):
+        _repair(session, name)
     problems = _license_copies() + _changelog_problems()
     problems += [p for name in PACKAGES for p in _check_wheel(name, _wheel(name))]
     if problems:
@@ -538,9 +583,8 @@ def cpp(session: nox.Session) -> None:
     """C++ tests (ctest), a find_package(neml2) downstream project and the same host built with
     pkg-config, against installed wheels."""
     env_dir = ROOT / ".nox" / "cpp-env"
-    # nlohmann-json: test_json compiles the runtime's private metadata reader, which includes it
     wheels = (str(_wheel(name)) for name in PACKAGES)
-    python = _fresh_venv(session, env_dir, *wheels, PKGCONF, "nlohmann-json")
+    python = _fresh_venv(session, env_dir, *wheels, PKGCONF)
     prefix = str(_site_packages(python) / "neml2")
     build_root = ROOT / ".nox" / "cpp-build"
     aoti = ROOT / PACKAGES["neml2-aoti"][0] / "tests"

@@ -15,7 +15,6 @@
 #include <c10/util/hash.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
-#include "json.h"
 #include "neml2/csrc/aoti/Exception.h"
 
 namespace neml2::aoti
@@ -61,22 +60,6 @@ file_sha1(const std::string & path)
   return known.emplace(key, std::move(digest)).first->second;
 }
 
-std::vector<TensorSpec>
-tensor_specs(const json::Value & v, const std::string & what)
-{
-  std::vector<TensorSpec> out;
-  for (const auto & e : v.as_array(what))
-  {
-    TensorSpec t;
-    t.dtype = e.at("dtype", what).as_string(what + ".dtype");
-    t.device = e.at("device", what).as_string(what + ".device");
-    for (const auto & d : e.at("shape", what).as_array(what + ".shape"))
-      t.shape.push_back(d.as_int(what + ".shape"));
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 /// The signature neml2-compile embedded in the package metadata (key "neml2_signature").
 GraphSignature
 embedded_signature(torch::inductor::AOTIModelPackageLoader & loader, const std::string & path)
@@ -87,18 +70,7 @@ embedded_signature(torch::inductor::AOTIModelPackageLoader & loader, const std::
     throw FatalError("graph '" + path +
                      "' carries no neml2 signature (not written by this neml2's neml2-compile); "
                      "recompile with neml2-compile");
-  const auto what = path + " (neml2_signature)";
-  const auto doc = json::parse(it->second, what);
-  GraphSignature sig{tensor_specs(doc.at("inputs", what), what + ".inputs"),
-                     tensor_specs(doc.at("outputs", what), what + ".outputs")};
-  if (const auto rows = doc.find("batch_rows"))
-  {
-    sig.row_multiple = rows->at("multiple", what).as_int(what + ".batch_rows.multiple");
-    sig.min_rows = rows->at("min", what).as_int(what + ".batch_rows.min");
-    if (sig.row_multiple < 1 || sig.min_rows < 1)
-      throw FatalError(what + ": batch_rows must be positive; re-run neml2-compile");
-  }
-  return sig;
+  return parse_graph_signature(it->second, path + " (neml2_signature)");
 }
 
 /// Whether graph argument or result `spec` carries the batch on axis 0.

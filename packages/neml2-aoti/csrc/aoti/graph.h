@@ -39,6 +39,10 @@ struct GraphSignature
   int64_t padded_rows(int64_t rows) const;
 };
 
+/// The signature neml2-compile embeds in a graph's package (metadata key "neml2_signature", a
+/// JSON text); `what` names it in errors. Read in metadata.cpp, with the artifact's other JSON.
+GraphSignature parse_graph_signature(const std::string & text, const std::string & what);
+
 class Graph
 {
 public:

@@ -9,8 +9,8 @@
 #include <utility>
 
 #include <ATen/ATen.h>
-
-#include "WorkerPool.h"
+#include <c10/core/thread_pool.h>
+#include <c10/util/thread_name.h>
 #include "neml2/csrc/aoti/Exception.h"
 
 namespace neml2::aoti
@@ -45,9 +45,14 @@ AsyncScheduler::AsyncScheduler(std::vector<c10::Device> devices)
   if (_devices.empty())
     throw FatalError("AsyncScheduler: at least one device is required");
   warm_up(_devices);
-  _pool = std::make_unique<WorkerPool>(_devices.size());
+  _workers.reserve(_devices.size());
+  for (std::size_t i = 0; i < _devices.size(); ++i)
+    _workers.push_back(std::make_unique<c10::ThreadPool>(
+        /*pool_size=*/1, /*numa_node_id=*/-1, [] { c10::setThreadName("neml2_worker"); }));
 }
 
+// run() returns only when no chunk is in flight, so every queue is empty here and each pool's
+// destructor just joins its thread.
 AsyncScheduler::~AsyncScheduler() = default;
 
 const std::vector<c10::Device> &
@@ -65,7 +70,7 @@ AsyncScheduler::synchronous() const
 void
 AsyncScheduler::run(int64_t batch, const Work & work)
 {
-  std::lock_guard<std::mutex> serial(_pool->run_mutex());
+  std::lock_guard<std::mutex> serial(_run_mutex);
   RunState state;
   state.load.assign(_devices.size(), 0);
   std::unique_lock<std::mutex> lock(state.mutex);
@@ -92,26 +97,26 @@ AsyncScheduler::run(int64_t batch, const Work & work)
     ++state.in_flight;
     begin += chunk->size;
     const WorkChunk c = *chunk;
-    _pool->submit(c.device,
-                  [&state, &work, c]() noexcept
-                  {
-                    std::exception_ptr error;
-                    try
-                    {
-                      work(c);
-                    }
-                    catch (...)
-                    {
-                      error = std::current_exception();
-                    }
-                    // Notify under the lock: run() may return (destroying state) right after.
-                    std::lock_guard<std::mutex> done(state.mutex);
-                    state.load[c.device] -= c.size;
-                    --state.in_flight;
-                    if (error)
-                      state.errors.push_back(std::move(error));
-                    state.changed.notify_all();
-                  });
+    _workers[c.device]->run(
+        [&state, &work, c]() noexcept
+        {
+          std::exception_ptr error;
+          try
+          {
+            work(c);
+          }
+          catch (...)
+          {
+            error = std::current_exception();
+          }
+          // Notify under the lock: run() may return (destroying state) right after.
+          std::lock_guard<std::mutex> done(state.mutex);
+          state.load[c.device] -= c.size;
+          --state.in_flight;
+          if (error)
+            state.errors.push_back(std::move(error));
+          state.changed.notify_all();
+        });
   }
   state.changed.wait(lock, [&] { return state.in_flight == 0; });
   if (state.errors.size() == 1)

@@ -1,5 +1,5 @@
-// Asynchronous schedulers (aoti.md §5): a pool with one worker thread and one task queue per
-// device. run() assigns chunks while devices have room (load + chunk <= capacity) and blocks
+// Asynchronous schedulers (aoti.md §5): one worker thread with its own task queue per device
+// (a one-thread c10::ThreadPool each, so the chunks of one device run in order). run() assigns chunks while devices have room (load + chunk <= capacity) and blocks
 // otherwise; each task catches its own error and always reports completion. After the first error
 // nothing new is scheduled, the chunks in flight drain, then one error is rethrown with its exact
 // type and several become an AggregateError (recoverable iff every part is).
@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,9 +18,13 @@
 #include "neml2/csrc/aoti/export.h"
 #include "neml2/csrc/dispatchers/WorkScheduler.h"
 
+namespace c10
+{
+class ThreadPool;
+}
+
 namespace neml2::aoti
 {
-class WorkerPool;
 
 class NEML2_AOTI_EXPORT AsyncScheduler : public WorkScheduler
 {
@@ -42,7 +47,10 @@ protected:
 
 private:
   std::vector<c10::Device> _devices;
-  std::unique_ptr<WorkerPool> _pool;
+  /// One single-thread pool per device, in the order of _devices.
+  std::vector<std::unique_ptr<c10::ThreadPool>> _workers;
+  /// Serializes run() calls.
+  std::mutex _run_mutex;
 };
 
 /// Devices with a chunk size, a capacity (rows in flight, >= its chunk size; default the chunk
