@@ -78,7 +78,8 @@ def _pages() -> dict[str, str]:
             title,
             "=" * len(title),
             "",
-            f"{len(recs)} types are registered in the ``[{section}]`` section.",
+            f"{len(recs)} {'type is' if len(recs) == 1 else 'types are'} registered in the "
+            f"``[{section}]`` section.",
             "",
         ]
         for rec in recs:

@@ -69,7 +69,9 @@ def make_parser() -> argparse.ArgumentParser:
                    help="lower the Newton graphs of implicit segments as exported (no "
                         "component-by-component re-export)")  # fmt: skip
     p.add_argument("--plan", action="store_true",
-                   help="write metadata and stub and list the graphs, without compiling them")  # fmt: skip
+                   help="write metadata and stub and list the graphs to export, without "
+                        "compiling them (export then drops a predictor that only copies its "
+                        "inputs and a Jacobian graph whose blocks are all constants)")  # fmt: skip
     return p
 
 
