@@ -169,10 +169,13 @@ def gpu(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check over the repository; each package's LICENSE is a copy
-    of the repository's."""
+    """ruff check and ruff format --check over the repository; the distributions use each other
+    through public names only (``tools/layering.py``, and its tests); each package's LICENSE is a
+    copy of the repository's."""
     _python(session, "-m", "ruff", "check", ".")
     _python(session, "-m", "ruff", "format", "--check", ".")
+    _python(session, "tools/layering.py")
+    _python(session, "-m", "pytest", "tools", "-q", "-p", "no:cacheprovider")
     problems = _license_copies()
     if problems:
         session.error("\n  ".join(["LICENSE copies out of date:", *problems]))
@@ -190,7 +193,7 @@ def typecheck(session: nox.Session) -> None:
     pybind11 bindings against the built module.
     """
     sources = [f"{folder}/src" for folder, _ in PACKAGES.values()]
-    _python(session, "-m", "mypy", *sources, "bench", "noxfile.py", *session.posargs)
+    _python(session, "-m", "mypy", *sources, "bench", "tools", "noxfile.py", *session.posargs)
     for folder, _ in PACKAGES.values():
         _python(session, "-m", "mypy", f"{folder}/tests", *session.posargs)
     # the documentation's configuration, extensions and tutorials (which import the calibration

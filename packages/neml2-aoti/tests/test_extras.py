@@ -19,7 +19,7 @@ import sys, types
 neml2 = types.ModuleType("neml2")
 neml2.__path__ = [sys.argv.pop(1)]
 sys.modules["neml2"] = neml2
-for name in ("neml2.models", "neml2.hit", "neml2._outputs"):
+for name in ("neml2.models", "neml2.hit", "neml2.outputs"):
     sys.modules[name] = None
 from neml2.aoti._extras import neml2_compile
 sys.exit(neml2_compile(sys.argv[1:]))

@@ -9,7 +9,7 @@ from importlib.metadata import PackageNotFoundError
 import pytest
 import torch
 
-from neml2.aoti import _torch_pin
+from neml2.aoti import torch_pin
 
 EXPECTED = (
     "neml2-aoti was built against torch 2.13 but torch 2.14.1 is installed: "
@@ -19,17 +19,17 @@ EXPECTED = (
 
 @pytest.mark.parametrize("installed", ["2.13.0", "2.13.1+cpu", "2.13.0a0+git1234", "2.13"])
 def test_same_release_passes(installed: str) -> None:
-    assert _torch_pin.torch_mismatch("neml2-aoti", "2.13", installed) is None
+    assert torch_pin.torch_mismatch("neml2-aoti", "2.13", installed) is None
 
 
 @pytest.mark.parametrize("installed", ["2.14.1", "2.1.3", "2.130.0", "3.13.0", "nightly"])
 def test_other_release_is_named(installed: str) -> None:
-    message = _torch_pin.torch_mismatch("neml2-aoti", "2.13", installed)
+    message = torch_pin.torch_mismatch("neml2-aoti", "2.13", installed)
     assert message == EXPECTED.replace("2.14.1", installed)
 
 
 def test_unrecorded_release_is_not_checked() -> None:
-    assert _torch_pin.torch_mismatch("neml2-aoti", None, "9.9.9") is None
+    assert torch_pin.torch_mismatch("neml2-aoti", None, "9.9.9") is None
 
 
 @pytest.mark.parametrize(
@@ -45,29 +45,29 @@ def test_unrecorded_release_is_not_checked() -> None:
 def test_built_torch_reads_the_pin(
     requirements: list[str] | None, built: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_torch_pin, "requires", lambda name: requirements)
-    assert _torch_pin.built_torch("neml2-aoti") == built
+    monkeypatch.setattr(torch_pin, "requires", lambda name: requirements)
+    assert torch_pin.built_torch("neml2-aoti") == built
 
 
 def test_built_torch_of_an_absent_distribution(monkeypatch: pytest.MonkeyPatch) -> None:
     def absent(name: str) -> list[str]:
         raise PackageNotFoundError(name)
 
-    monkeypatch.setattr(_torch_pin, "requires", absent)
-    assert _torch_pin.built_torch("neml2-aoti") is None
+    monkeypatch.setattr(torch_pin, "requires", absent)
+    assert torch_pin.built_torch("neml2-aoti") is None
 
 
 def test_installed_build_matches_running_torch() -> None:
-    built = _torch_pin.built_torch("neml2-aoti")
+    built = torch_pin.built_torch("neml2-aoti")
     assert built is None or torch.__version__.startswith(f"{built}.")
-    _torch_pin.check_torch("neml2-aoti")
+    torch_pin.check_torch("neml2-aoti")
 
 
 def test_check_raises_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_torch_pin, "requires", lambda name: ["torch==2.13.*"])
+    monkeypatch.setattr(torch_pin, "requires", lambda name: ["torch==2.13.*"])
     monkeypatch.setattr(torch, "__version__", "2.14.1")
     with pytest.raises(ImportError) as exc:
-        _torch_pin.check_torch("neml2-aoti")
+        torch_pin.check_torch("neml2-aoti")
     assert str(exc.value) == EXPECTED
 
 

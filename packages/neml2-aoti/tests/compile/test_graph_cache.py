@@ -180,13 +180,13 @@ def test_new_baked_value_in_a_masked_option_compiles_again(
     torch.testing.assert_close(stress, _isotropic_stress(strain, 1e3, 0.25), rtol=rtol, atol=0)
 
 
-def test_no_value_free_key_without_a_recorded_option() -> None:
+def test_no_value_free_key_without_a_recorded_option(monkeypatch: pytest.MonkeyPatch) -> None:
     import neml2
     from neml2.aoti.compile._value_free import promoted_options
 
     model = neml2.load_model(SCENARIOS / "elasticity.i", "model")
     assert promoted_options(model, ["E"]) == ["Models/model/coefficients"]
-    model._param_options.pop("E")
+    monkeypatch.setattr(model, "parameter_option", lambda name: None)  # declared by code
     assert promoted_options(model, ["E"]) is None
 
 

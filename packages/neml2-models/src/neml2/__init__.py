@@ -52,9 +52,9 @@ _LAZY: dict[str, str] = {
     "ModelUnitTestReport": "neml2.drivers",
     "compile": "neml2.jit",
     "compiled_graph": "neml2.jit",
-    "keep_large_allocations": "neml2.tensors._allocator",
+    "keep_large_allocations": "neml2.tensors.hooks",
     # NEML2 v3's Python entry point to the compiler (neml2-aoti[compile])
-    "export_model_for_aoti": "neml2.aoti.compile._export",
+    "export_model_for_aoti": "neml2.aoti.compile",
     # the tensor types and [Tensors] sources, as NEML2 v3's top level exposes them
     **{
         t: "neml2.tensors"

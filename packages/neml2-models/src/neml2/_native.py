@@ -1,26 +1,30 @@
-"""neml2-aoti's native kernels (``neml2.aoti._aoti``), when installed and usable.
+"""Native kernels offered by another installed distribution, when installed and usable.
 
-neml2-models never requires neml2-aoti: each kernel is looked up once and callers fall back to
-ATen ops without it. A kernel is used only where it is exactly a drop-in: plain CPU
-float32/float64 tensors of one dtype, no autograd or forward-AD recording, no
+A distribution offers kernels as a module named by an entry point of group ``neml2.kernels``
+(neml2-aoti: ``neml2.aoti.kernels``); neml2-models requires none. Each kernel is looked up once,
+by name, in those modules (entry points in name order; one that fails to import is skipped), and
+callers fall back to ATen ops without it. A kernel is used only where it is exactly a drop-in:
+plain CPU float32/float64 tensors of one dtype, no autograd or forward-AD recording, no
 torch.compile/export tracing, no dispatch or functorch mode (:func:`plain_cpu`).
 """
 
 from __future__ import annotations
 
-import importlib
 import weakref
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from importlib import metadata
+from types import ModuleType
 from typing import cast
 
 import torch
 from torch.autograd import forward_ad
 
-from neml2.tensors._eager import plain_eager
-from neml2.tensors._outputs import install_output_allocator
+from neml2.tensors.hooks import install_output_allocator, plain_eager
 
 __all__ = [
+    "KERNELS_GROUP",
+    "kernel_modules",
     "native",
     "native_workspace",
     "plain_cpu",
@@ -29,18 +33,36 @@ __all__ = [
     "workspace_empty",
 ]
 
+#: The entry point group whose values are modules of native kernels.
+KERNELS_GROUP = "neml2.kernels"
+
+_MODULES: list[ModuleType] | None = None
 _FOUND: dict[str, Callable[..., torch.Tensor] | None] = {}
 _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 
 
+def kernel_modules() -> list[ModuleType]:
+    """The modules of the ``neml2.kernels`` entry points that import (found once, name order)."""
+    global _MODULES
+    if _MODULES is None:
+        found = []
+        for ep in sorted(metadata.entry_points(group=KERNELS_GROUP), key=lambda e: e.name):
+            try:
+                module = ep.load()
+            except ImportError:  # e.g. a torch the extension was not built for: ATen instead
+                continue
+            if isinstance(module, ModuleType):
+                found.append(module)
+        _MODULES = found
+    return _MODULES
+
+
 def native(name: str) -> Callable[..., torch.Tensor] | None:
-    """``neml2.aoti._aoti.<name>`` if neml2-aoti is importable (looked up once), else None."""
+    """Kernel ``name`` of the first :func:`kernel_modules` module that has it (looked up once),
+    else None."""
     if name not in _FOUND:
-        try:
-            fn = getattr(importlib.import_module("neml2.aoti._aoti"), name, None)
-        except ImportError:
-            fn = None
-        _FOUND[name] = fn if callable(fn) else None
+        fns = (getattr(m, name, None) for m in kernel_modules())
+        _FOUND[name] = next((fn for fn in fns if callable(fn)), None)
     return _FOUND[name]
 
 

@@ -17,9 +17,9 @@ import pytest
 import torch
 from driver_scenario import make, write_case
 
-from neml2._outputs import atomic_output, check_writable
 from neml2.cli.run import main
 from neml2.factory import load_input
+from neml2.outputs import atomic_output, check_writable
 
 #: --load module: SIGKILL the process after three CSV rows (flushed: a plain open() would leave
 #: a truncated file in place of the old one)

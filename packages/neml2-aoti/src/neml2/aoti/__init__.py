@@ -22,7 +22,7 @@ from typing import Any as _Any
 import torch as _torch  # loads libtorch before the extension module
 
 # first: refuses a torch release other than the one the extension module was built against
-from neml2.aoti import _torch_pin as _torch_pin
+from neml2.aoti import torch_pin as torch_pin
 from neml2.aoti.__about__ import __version__ as __version__
 from neml2.aoti._aoti import Model as Model
 from neml2.aoti._aoti import buffer_cache_bytes as buffer_cache_bytes

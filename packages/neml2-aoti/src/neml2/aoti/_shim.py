@@ -20,9 +20,9 @@ import torch
 from torch import nn
 
 import neml2.tensors as _tensors
-from neml2._registry import register_neml2_object
 from neml2.aoti._aoti import Model
 from neml2.aoti._errors import FatalError
+from neml2.factory import register_neml2_object
 from neml2.schema import HitSchema, option
 from neml2.tensors import TensorWrapper
 

@@ -7,7 +7,7 @@ package live. Importing it refuses a torch release other than the one the librar
 against (and imports neml2.aoti, which checks its own).
 """
 
-from neml2.aoti._torch_pin import check_torch as _check_torch
+from neml2.aoti.torch_pin import check_torch as _check_torch
 from neml2.eager.__about__ import __version__ as __version__
 from neml2.eager._paths import cmake_prefix_path as cmake_prefix_path
 from neml2.eager._paths import include_dir as include_dir

@@ -26,9 +26,8 @@ from typing import Any
 
 import torch
 
-from neml2.cli._common import apply_loads
 from neml2.eager._canonical import broadcast_batch, canonical_inputs, canonical_outputs
-from neml2.factory import load_input
+from neml2.factory import load_input, load_module
 from neml2.models.boundary import VarInfo, boundary_variables
 from neml2.models.common.implicit_update import ImplicitUpdate
 from neml2.models.composed import ComposedModel
@@ -57,7 +56,8 @@ class EagerModel:
         """``device=None`` keeps the device the input file builds the model on; ``load`` lists
         the ``--load`` extensions (``.py`` file, package directory or dotted module) imported,
         in order, before the input file is read."""
-        apply_loads(list(load))
+        for extension in load:
+            load_module(extension)
         if not Path(path).is_file():
             raise FileNotFoundError(f"input file '{path}' does not exist")
         factory = load_input(path, additional_args=list(overrides), device=device, dtype=dtype)

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from neml2._outputs import atomic_output
+from neml2.outputs import atomic_output
 from neml2.tensor_sources.csv import SUFFIXES
 
 __all__ = ["History", "build_history", "default_plot_columns", "plot_history", "write_csv"]

@@ -9,7 +9,6 @@ from typing import Any
 
 import torch
 
-from neml2._outputs import check_writable
 from neml2.cli._common import (
     add_load,
     add_python_switch,
@@ -20,6 +19,7 @@ from neml2.cli._common import (
     run_tool,
     torch_defaults,
 )
+from neml2.outputs import check_writable
 
 __all__ = ["main", "parser"]
 

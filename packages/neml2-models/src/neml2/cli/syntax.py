@@ -16,10 +16,10 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from neml2._outputs import atomic_output
 from neml2._registry import registry
 from neml2.cli._common import add_load, apply_loads, new_parser, run_tool
 from neml2.cli._syntax import option_records, records
+from neml2.outputs import atomic_output
 
 __all__ = ["handle_request", "main", "parser", "serve"]
 

@@ -29,10 +29,10 @@ from typing import Any
 import torch
 
 from neml2 import log
-from neml2._outputs import atomic_output, check_writable
 from neml2._registry import register_neml2_object
 from neml2.drivers._base import TENSOR_TYPES, Driver, pair_options, resolve_value
 from neml2.factory import InputError, InputWarning
+from neml2.outputs import atomic_output, check_writable
 from neml2.schema import HitSchema, SchemaField, dependency, option
 from neml2.solvers._errors import ConvergenceError
 from neml2.tensors import Scalar, TensorWrapper

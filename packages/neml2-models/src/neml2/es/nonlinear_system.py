@@ -44,8 +44,7 @@ from neml2.es._vector import AssembledVector
 from neml2.models._deferred import call_deferring, materialize
 from neml2.schema import HitSchema, dependency, option
 from neml2.tensors import TensorWrapper
-from neml2.tensors._eager import plain_eager
-from neml2.tensors._outputs import empty_output
+from neml2.tensors.hooks import empty_output, plain_eager
 
 __all__ = ["ModelNonlinearSystem", "NonlinearSystem"]
 
@@ -173,6 +172,7 @@ class ModelNonlinearSystem:
         self._givens: dict[str, TensorWrapper] = {}
         self._seeds: dict[tuple[Any, ...], dict[str, tuple[str, TensorWrapper]]] = {}
         self._last: tuple[AssembledVector, AssembledMatrix] | None = None
+        self._seed_per_variable = False
         self.residual_evaluations = 0
         self.set_unknown_sub_batch({})
 
@@ -489,7 +489,7 @@ class ModelNonlinearSystem:
         which in a compiled graph costs a full copy of the buffer per write).
 
         ``batch_outer`` (eager calls): the block is a contiguous ``(*B, m, n)`` tensor instead
-        (a large one from :func:`~neml2.tensors._outputs.empty_output`: inside a solver's
+        (a large one from :func:`~neml2.tensors.hooks.empty_output`: inside a solver's
         workspace), zeroed when a cell is absent and each present cell copied to its place. A
         right-hand side is solved in that layout, so it can be solved in place
         (:meth:`DirectSolver.solve_matrix`'s ``overwrite_b``) rather than copied into a new
@@ -584,13 +584,17 @@ class ModelNonlinearSystem:
         ``B`` has the columns of :meth:`given_layout` ``(givens)``.
         """
         v: dict[str, dict[str, TensorWrapper]] = {}
-        per_var = math.prod(u.batch_shape) >= self.PER_VARIABLE_SEEDS_FROM
+        per_var = self._seed_per_variable or (
+            math.prod(u.batch_shape) >= self.PER_VARIABLE_SEEDS_FROM
+        )
         if need_A:
             seeds = self._unknown_seeds(u.tensors[0], len(u.batch_shape), per_var)
             for n, (leaf, seed) in seeds.items():
                 v[n] = {leaf: seed}
         glay = self.given_layout(givens) if need_B else None
-        per_var_g = math.prod(u.batch_shape) >= self.PER_VARIABLE_GIVEN_SEEDS_FROM
+        per_var_g = self._seed_per_variable or (
+            math.prod(u.batch_shape) >= self.PER_VARIABLE_GIVEN_SEEDS_FROM
+        )
         if glay is not None:
             for n, (leaf, seed) in self._given_seeds(glay, per_var_g).items():
                 v[n] = {leaf: seed}
@@ -616,6 +620,15 @@ class ModelNonlinearSystem:
             blocks = self._blocks(outs, v_out, glay, segs, batch, batch_outer=True)
             B = AssembledMatrix(self.residual_layout, glay, blocks, check=False)
         return A, B, (b if need_b else None)
+
+    def prepare_for_capture(self) -> None:
+        """Make the next assemblies traceable as one graph for any batch size (``torch.export``):
+        forget the cached seeds and the last Jacobian (values of an earlier trace or call), and
+        seed every variable separately at any batch (a batch-size threshold would guard the
+        symbolic batch)."""
+        self._seeds.clear()
+        self._last = None
+        self._seed_per_variable = True
 
     def cached_jacobian(self, u: AssembledVector) -> AssembledMatrix | None:
         """``A`` if the last assembly was at exactly this ``u`` (the converged Newton iterate)."""

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from neml2.tensors import TensorWrapper
-from neml2.tensors._kernels import broadcast_shapes
+from neml2.tensors.hooks import broadcast_shapes
 
 __all__ = [
     "as_type",

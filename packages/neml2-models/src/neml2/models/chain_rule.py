@@ -30,7 +30,7 @@ from neml2.models._deferred import (
 )
 from neml2.models._typed import retag_sub
 from neml2.tensors import TensorWrapper, addcmul, equalize_tangent_k, sum_products
-from neml2.tensors._primitive import _is_number
+from neml2.tensors.hooks import is_number as _is_number
 
 __all__ = [
     "ChainRuleAction",

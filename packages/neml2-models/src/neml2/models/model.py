@@ -36,7 +36,7 @@ from neml2.models.chain_rule import (
 )
 from neml2.schema import HitSchema
 from neml2.tensors import TensorWrapper
-from neml2.tensors._allocator import apply_environment_opt_in
+from neml2.tensors.hooks import apply_environment_opt_in
 
 apply_environment_opt_in()  # NEML2_KEEP_LARGE_ALLOCATIONS=1: reuse batch-sized heap buffers
 
@@ -264,6 +264,27 @@ class Model(nn.Module):
                     if name in self.output_spec:
                         out[name] = shape
         return out
+
+    @property
+    def hit_name(self) -> str | None:
+        """Name of the ``[Models]`` block this model was built from (``None`` when built in code)."""
+        return self._hit_name
+
+    def parameter_option(self, name: str) -> str | None:
+        """The option of this model's HIT block that set its parameter or buffer ``name`` (its
+        storage name; a list option sets several), or ``None`` when other code declared it."""
+        return self._param_options.get(name)
+
+    def parameter_type(self, name: str) -> type[TensorWrapper] | None:
+        """The neml2 tensor type of this model's parameter or buffer ``name`` (its storage name),
+        or ``None`` for a plain tensor."""
+        entry = self._param_types.get(name)
+        return None if entry is None else entry[0]
+
+    def clear_value_caches(self) -> None:
+        """Drop this model's cached typed parameter views (rebuilt on the next read), e.g. so
+        that no value of a graph capture (``torch.export``) survives it."""
+        self._pfast.clear()
 
     def promoted_input(self, name: str) -> str | None:
         """Input variable a promoted parameter reads (``None`` if ``name`` is a real parameter)."""

@@ -8,7 +8,7 @@ mode. Everything else goes to ``torch.linalg.solve_ex`` (non-finite results for 
 elements either way). ``batched_parts_solve`` does the same for a matrix given by its nonzero
 blocks (an equation system's tangent blocks, :meth:`neml2.es.AssembledMatrix.from_parts`), which
 it reads in place: the dense matrix is never assembled. neml2-models never requires neml2-aoti:
-the import is attempted once.
+the kernel is looked up once (:func:`neml2._native.native`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ _Solve = Callable[..., torch.Tensor]  # (A, b, *, simd=None, overwrite_b=False) 
 
 
 def native_dense_solve() -> _Solve | None:
-    """``neml2.aoti._aoti.batched_dense_solve`` if neml2-aoti is importable, else ``None``."""
+    """The native ``batched_dense_solve`` (:func:`neml2._native.native`), else ``None``."""
     return native("batched_dense_solve")
 
 
@@ -49,7 +49,7 @@ def _plain_small(n: int, rhs: torch.Tensor, *mats: torch.Tensor) -> bool:
 
 
 def native_parts_solve() -> Callable[..., torch.Tensor] | None:
-    """``neml2.aoti._aoti.batched_parts_solve`` if neml2-aoti is importable, else ``None``."""
+    """The native ``batched_parts_solve`` (:func:`neml2._native.native`), else ``None``."""
     return native("batched_parts_solve")
 
 

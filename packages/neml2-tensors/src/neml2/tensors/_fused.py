@@ -18,7 +18,7 @@ import torch
 
 from neml2.tensors._align import align
 from neml2.tensors._eager import plain_eager
-from neml2.tensors._primitive import PrimitiveTensor
+from neml2.tensors._primitive import PrimitiveTensor, _is_number
 from neml2.tensors._wrapper import TensorWrapper
 
 __all__ = ["ProductsKernel", "addcmul", "sum_products"]
@@ -93,10 +93,6 @@ def addcmul(acc: W, a: TensorWrapper | float, b: TensorWrapper, *, inplace: bool
         return type(acc)._wrap(d0, *meta)
     out = torch.add(d0, rest[0], alpha=a) if scale else torch.addcmul(d0, rest[0], rest[1])  # type: ignore[arg-type]
     return type(acc)._wrap(out, *meta)
-
-
-def _is_number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _product_type(a: TensorWrapper | float | None, b: TensorWrapper) -> type[TensorWrapper] | None:

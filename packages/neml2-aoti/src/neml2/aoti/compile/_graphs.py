@@ -207,7 +207,7 @@ def implicit_layout(prep: Prepared) -> tuple[list[dict[str, Any]], list[VarInfo]
         if v is None:  # produced by the predictor only: not possible for a given
             raise ValueError(f"ImplicitUpdate '{prep.name}': given '{n}' is not a model input")
         givens.append(v)
-    return unknowns, givens, list(m._guess_inputs)
+    return unknowns, givens, list(m.guess_inputs)
 
 
 class ImplicitGraph(nn.Module):
@@ -232,11 +232,7 @@ class ImplicitGraph(nn.Module):
         from neml2.es import AssembledVector
 
         system: Any = self.inv.m.system
-        system._seeds.clear()
-        system._last = None
-        # per-variable seeds at any batch: a size threshold would guard the dynamic batch
-        system.PER_VARIABLE_SEEDS_FROM = 1
-        system.PER_VARIABLE_GIVEN_SEEDS_FROM = 1
+        system.prepare_for_capture()
         givens = {
             v.name: _wrap(system.types[v.name], g, v.sub_batch_shape)
             for v, g in zip(self.givens, gs, strict=True)

@@ -147,9 +147,9 @@ class GraphJob:
 def _clear_caches(module: nn.Module) -> None:
     """Drop per-instance value caches so no traced (fake) value survives an export."""
     for m in module.modules():
-        cache = getattr(m, "_pfast", None)
-        if isinstance(cache, dict):
-            cache.clear()
+        clear = getattr(m, "clear_value_caches", None)
+        if callable(clear):
+            clear()
 
 
 def _batch_one_ok(ep: torch.export.ExportedProgram, example: Sequence[torch.Tensor]) -> bool:

@@ -16,9 +16,9 @@ from typing import Any
 
 import torch
 
-from neml2._outputs import atomic_output
 from neml2.aoti._errors import FatalError
 from neml2.aoti.compile._signature import file_sha1
+from neml2.outputs import atomic_output
 
 __all__ = [
     "FORMAT",

@@ -255,7 +255,7 @@ def compile_model(
     ``scalarize_newton``: re-export the residual/Jacobian graphs of implicit segments component by
     component (:mod:`._scalarize`) where their ops allow it; False lowers them as exported.
     """
-    from neml2.cli._common import apply_loads
+    from neml2.factory import load_module
 
     if (model is None) == (driver is None):
         raise CompileError("give exactly one of --model NAME and --driver NAME")
@@ -271,7 +271,8 @@ def compile_model(
     if not path.is_file():
         raise CompileError(f"input file '{input_file}' does not exist")
     try:
-        apply_loads(list(load))
+        for extension in load:
+            load_module(extension)
     except Exception as e:
         raise CompileError(f"--load: {' '.join(str(e).split())}") from None
     text = _input_text(path, overrides, pre)

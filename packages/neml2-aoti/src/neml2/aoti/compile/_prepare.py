@@ -26,6 +26,7 @@ import torch
 
 from neml2.aoti.compile._errors import CompileError
 from neml2.models.boundary import VarInfo, boundary_variables
+from neml2.models.model import Model
 
 __all__ = ["ParamInfo", "Prepared", "prepare"]
 
@@ -105,10 +106,9 @@ def _in_residual(model: Any, internal: str) -> bool:
 def _param_info(model: Any, public: str, internal: str, origin: str) -> ParamInfo:
     path, _, attr = internal.rpartition(".")
     mod = model.get_submodule(path) if path else model
-    store = mod._parameters if origin == "parameter" else mod._buffers
-    value = store[attr].detach()
-    types = getattr(mod, "_param_types", {})
-    cls = types[attr][0] if attr in types else None
+    store = mod.named_parameters if origin == "parameter" else mod.named_buffers
+    value = dict(store(recurse=False))[attr].detach()
+    cls = mod.parameter_type(attr) if isinstance(mod, Model) else None  # None: a plain tensor
     var_type = cls.__name__ if cls is not None else "Tensor"
     base = tuple(getattr(cls, "BASE_SHAPE", ())) if cls is not None else ()
     if not value.is_floating_point():
@@ -143,7 +143,7 @@ def load(
             m = getattr(drv, "model", None)
             if m is None:
                 raise CompileError(f"--driver {driver}: the driver has no 'model'")
-            name = m._hit_name or driver
+            name = m.hit_name or driver
         else:
             assert model is not None
             m = f.get_model(model)

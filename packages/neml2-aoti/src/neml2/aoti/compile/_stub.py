@@ -12,8 +12,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from neml2._outputs import atomic_output
 from neml2.hit import Field, Node, Section, parse_file, write
+from neml2.outputs import atomic_output
 
 __all__ = ["write_stub"]
 

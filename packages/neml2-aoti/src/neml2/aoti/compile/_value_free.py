@@ -30,6 +30,7 @@ from typing import Any
 import torch
 
 from neml2.aoti.compile._errors import CompileError
+from neml2.models.model import Model
 
 __all__ = ["PLACEHOLDER", "baked_fingerprint", "promoted_options", "value_free_key"]
 
@@ -39,14 +40,16 @@ PLACEHOLDER = "__neml2_promoted_parameter__"
 
 def promoted_options(model: Any, internals: Sequence[str]) -> list[str] | None:
     """``Models/<block>/<option>`` that set the internal (qualified) parameter names of
-    ``model`` (a model's ``_param_options``), or ``None`` when one of them was set by no option
-    of a ``[Models]`` block."""
+    ``model`` (:meth:`~neml2.Model.parameter_option`), or ``None`` when one of them was set by no
+    option of a ``[Models]`` block."""
     out = set()
     for internal in internals:
         path, _, attr = internal.rpartition(".")
         mod = model.get_submodule(path) if path else model
-        block = getattr(mod, "_hit_name", None)
-        option = getattr(mod, "_param_options", {}).get(attr)
+        if not isinstance(mod, Model):
+            return None
+        block = mod.hit_name
+        option = mod.parameter_option(attr)
         if not block or not option:
             return None
         out.add(f"Models/{block}/{option}")
@@ -75,7 +78,7 @@ def baked_fingerprint(model: Any, promoted: Sequence[str]) -> str:
     for internal in promoted:
         path, _, attr = internal.rpartition(".")
         mod = model.get_submodule(path) if path else model
-        masked.add((path, getattr(mod, "_param_options", {}).get(attr)))
+        masked.add((path, mod.parameter_option(attr) if isinstance(mod, Model) else None))
     h = hashlib.sha256()
     for path, mod in model.named_modules():
         for attr, value in sorted(vars(mod).items()):

@@ -22,7 +22,7 @@ from neml2.es import AssembledVector
 from neml2.es._tangents import fit_rest
 from neml2.es.nonlinear_system import ModelNonlinearSystem
 from neml2.tensors import TensorWrapper, fullify
-from neml2.tensors._eager import plain_eager
+from neml2.tensors.hooks import plain_eager
 
 __all__ = ["ImplicitSolve", "contract", "wrap_givens"]
 

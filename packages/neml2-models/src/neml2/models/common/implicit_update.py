@@ -146,6 +146,11 @@ class ImplicitUpdate(Model):
         self.last_result: Any = None
 
     @property
+    def guess_inputs(self) -> tuple[str, ...]:
+        """Unknowns whose initial guess is a model input (those the predictor does not give)."""
+        return self._guess_inputs
+
+    @property
     def _param_names(self) -> list[str]:
         return [n for n, _ in self.system.model.named_parameters()]
 
