@@ -110,9 +110,10 @@ def _defined_names(files: list[Path]) -> set[str]:
     found: set[str] = set()
     for path in files:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 found.add(node.name)
-            if isinstance(node, ast.ClassDef):
+            elif isinstance(node, ast.ClassDef):
+                found.add(node.name)
                 for stmt in node.body:
                     targets = stmt.targets if isinstance(stmt, ast.Assign) else []
                     if isinstance(stmt, ast.AnnAssign):

@@ -38,18 +38,22 @@ __all__ = ["PLACEHOLDER", "baked_fingerprint", "promoted_options", "value_free_k
 PLACEHOLDER = "__neml2_promoted_parameter__"
 
 
+def _option_of(model: Any, internal: str) -> tuple[str, Any, str | None]:
+    """``(module path, module, option)`` of the internal (qualified) parameter name: the option of
+    its model's HIT block that set it (None for a plain module or one declared by code)."""
+    path, _, attr = internal.rpartition(".")
+    mod = model.get_submodule(path) if path else model
+    return path, mod, mod.parameter_option(attr) if isinstance(mod, Model) else None
+
+
 def promoted_options(model: Any, internals: Sequence[str]) -> list[str] | None:
     """``Models/<block>/<option>`` that set the internal (qualified) parameter names of
     ``model`` (:meth:`~neml2.Model.parameter_option`), or ``None`` when one of them was set by no
     option of a ``[Models]`` block."""
     out = set()
     for internal in internals:
-        path, _, attr = internal.rpartition(".")
-        mod = model.get_submodule(path) if path else model
-        if not isinstance(mod, Model):
-            return None
-        block = mod.hit_name
-        option = mod.parameter_option(attr)
+        _, mod, option = _option_of(model, internal)
+        block = mod.hit_name if isinstance(mod, Model) else None
         if not block or not option:
             return None
         out.add(f"Models/{block}/{option}")
@@ -76,9 +80,8 @@ def baked_fingerprint(model: Any, promoted: Sequence[str]) -> str:
     those holding a promoted parameter's own (masked) option as given."""
     masked = set()
     for internal in promoted:
-        path, _, attr = internal.rpartition(".")
-        mod = model.get_submodule(path) if path else model
-        masked.add((path, mod.parameter_option(attr) if isinstance(mod, Model) else None))
+        path, _, option = _option_of(model, internal)
+        masked.add((path, option))
     h = hashlib.sha256()
     for path, mod in model.named_modules():
         for attr, value in sorted(vars(mod).items()):
