@@ -54,6 +54,8 @@ NOT_GRAFTED: dict[str, tuple[str, ...]] = {
     "neml2-eager-cpp": ("libtorch*.so", "libc10*.so", "libneml2.so"),
 }
 NAMESPACE_OWNER = "neml2-models"
+#: The shared scenario inputs of every package's tests, the C++ tests and the benchmarks
+SCENARIOS = ROOT / "scenarios"
 DEMO_INPUT = ROOT / "examples" / "viscoplasticity" / "chaboche.i"
 DEMO_OUTPUT = ROOT / "demo-output"
 
@@ -167,18 +169,72 @@ def gpu(session: nox.Session) -> None:
     _matrix(session, "cuda", ["float64", "float32"])
 
 
+#: git pathspecs of the C++ sources that clang-format checks (``.clang-format`` at the root)
+CPP_SOURCES = ("*.cpp", "*.cxx", "*.cc", "*.h", "*.hpp")
+
+
+def _cpp_sources() -> list[str]:
+    """The repository's C++ files, tracked or new but not ignored (never the gitignored build
+    copies such as packages/neml2-aoti/src/neml2/include), relative to ROOT."""
+    out = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+         "--", *CPP_SOURCES],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    return sorted({f for f in out.split("\0") if f and (ROOT / f).is_file()})
+
+
+def _clang_format(session: nox.Session) -> str:
+    """The dev venv's clang-format, at the version pinned in constraints/dev.txt (another version
+    may format differently)."""
+    pin = re.search(r"^clang-format==(\S+)", CONSTRAINTS.read_text(), re.MULTILINE)
+    exe = Path(sys.executable).parent / "clang-format"
+    found = shutil.which(str(exe)) or shutil.which("clang-format")
+    version = ""
+    if found:
+        done = subprocess.run([found, "--version"], capture_output=True, text=True, check=False)
+        version = done.stdout
+    if not found or pin is None or f"version {pin.group(1)}" not in version:
+        session.error(
+            f"clang-format {pin.group(1) if pin else '(pin)'} is needed (found: "
+            f"{version.strip() or 'none'}): pip install -c constraints/dev.txt clang-format"
+        )
+    return str(found)
+
+
 @nox.session(python=False)
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check over the repository; the distributions use each other
+    """ruff check and ruff format --check over the repository, clang-format --dry-run over its C++
+    sources (``.clang-format``; ``nox -s format`` fixes both); the distributions use each other
     through public names only (``tools/layering.py``, and its tests); each package's LICENSE is a
     copy of the repository's."""
     _python(session, "-m", "ruff", "check", ".")
     _python(session, "-m", "ruff", "format", "--check", ".")
+    sources = _cpp_sources()
+    done = subprocess.run(
+        [_clang_format(session), "--dry-run", "--Werror", *sources], cwd=ROOT, check=False
+    )
+    if done.returncode != 0:
+        session.error(
+            "C++ sources are not clang-formatted (see above); fix them with `nox -s format` "
+            "(or `clang-format -i <files>`)"
+        )
+    session.log(f"clang-format: {len(sources)} C++ files formatted")
     _python(session, "tools/layering.py")
     _python(session, "-m", "pytest", "tools", "-q", "-p", "no:cacheprovider")
     problems = _license_copies()
     if problems:
         session.error("\n  ".join(["LICENSE copies out of date:", *problems]))
+
+
+@nox.session(python=False, default=False, name="format")
+def format_(session: nox.Session) -> None:
+    """Apply the formatters that ``lint`` checks: ruff format (Python) and clang-format -i (the
+    C++ sources, style in ``.clang-format``)."""
+    _python(session, "-m", "ruff", "format", ".")
+    sources = _cpp_sources()
+    session.log(f"clang-format -i over {len(sources)} C++ files")
+    subprocess.run([_clang_format(session), "-i", *sources], cwd=ROOT, check=True)
 
 
 @nox.session(python=False)
@@ -483,7 +539,7 @@ def _check_compile_needs_extra(session: nox.Session, script: Path, work: Path) -
         'neml2-compile: needs the compile extra: pip install "neml2-aoti[compile]" '
         "(missing module neml2.models)"
     )
-    model = str(RUNTIME_TESTS.parent / "scenarios" / "elasticity.i")
+    model = str(SCENARIOS / "elasticity.i")
     for args in (["--help"], [model, "--model", "model", "--output-dir", str(work / "none")]):
         done = subprocess.run([str(script), *args], capture_output=True, text=True, check=False)
         last = done.stderr.splitlines()[-1:]
@@ -1042,9 +1098,9 @@ def demo(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """The benchmark suite (``python -m bench.suite``; see ``bench/README.md``).
 
-    Every workload of ``bench/inputs`` on every route, batch and thread count, the machine's
-    limits, compile time and peak memory; writes ``bench-results/bench.{json,md}`` and
-    ``throughput.png``. Posargs go to the suite (``--quick``, ``--compare PYTHON``, ...);
+    Every workload (its input files from the shared ``scenarios/``) on every route, batch and
+    thread count, the machine's limits, compile time and peak memory; writes
+    ``bench-results/bench.{json,md}`` and ``throughput.png``. Posargs go to the suite (``--quick``, ``--compare PYTHON``, ...);
     ``--micro`` also runs every ``bench/bench_*.py`` micro-benchmark (with ``--quick`` if given).
     """
     args = [a for a in session.posargs if a != "--micro"]

@@ -1,6 +1,6 @@
 """Benchmark: the J2 Chaboche viscoplastic ``ImplicitUpdate`` (py-eager) vs NEML2 v3 py-eager.
 
-Workloads (``bench/inputs/chaboche.i``, float64, one torch thread; the v3 numbers
+Workloads (``scenarios/chaboche.i``, float64, one torch thread; the v3 numbers
 are the py-eager row of the shared benchmark README; target: at least 5x faster):
 
 * one step: a 1 % uniaxial strain increment over dt = 1 from a zero state, batch 10^3 and 10^5;
@@ -29,7 +29,7 @@ import torch
 import neml2
 from neml2.tensors import SR2, Scalar
 
-INPUTS = Path(__file__).resolve().parent / "inputs"  # copies of the shared workloads
+INPUTS = Path(__file__).resolve().parents[1] / "scenarios"  # the shared workloads
 SPEEDUP = 5.0
 # NEML2 v3 py-eager (bench/README.md), seconds
 V3 = {
@@ -84,7 +84,7 @@ def fmt(t: float) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller batches, report only")
-    ap.add_argument("--inputs", type=Path, default=INPUTS, help="bench inputs directory")
+    ap.add_argument("--inputs", type=Path, default=INPUTS, help="workload input files directory")
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)

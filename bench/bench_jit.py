@@ -1,11 +1,11 @@
 """Benchmark: py-jit (``neml2.compile``) vs py-eager forward of the Chaboche residual model.
 
-Workload: ``[Models]/implicit_rate`` of ``bench/inputs/chaboche.i`` (falls back to
-the test copy), float64, one torch thread, batch 10^5 (``--quick``: 10^4), random state near a
-1 % strain increment over dt = 1. Times the value-only forward and the forward with the
-Jacobian w.r.t. the unknowns (``ModelNonlinearSystem.residual_and_jacobian``); prints the
-median wall times and the ratio eager/jit; the value forward must be at least 2x faster
-(exit 1 on a miss; ``--quick`` never fails). Compilation is done before timing.
+Workload: ``[Models]/implicit_rate`` of ``scenarios/chaboche.i``, float64, one torch thread,
+batch 10^5 (``--quick``: 10^4), random state near a 1 % strain increment over dt = 1. Times the
+value-only forward and the forward with the Jacobian w.r.t. the unknowns
+(``ModelNonlinearSystem.residual_and_jacobian``); prints the median wall times and the ratio
+eager/jit; the value forward must be at least 2x faster (exit 1 on a miss; ``--quick`` never
+fails). Compilation is done before timing.
 
 Run: ``.venv/bin/python bench/bench_jit.py [--quick] [--repeat N]``.
 """
@@ -26,8 +26,7 @@ import torch
 import neml2
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT / "bench" / "inputs" / "chaboche.i"  # copy of the shared workload
-LOCAL = ROOT / "packages" / "neml2-models" / "tests" / "implicit" / "inputs" / "chaboche.i"
+CHABOCHE = ROOT / "scenarios" / "chaboche.i"  # the shared workload
 SPEEDUP = 2.0
 
 
@@ -60,9 +59,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5, help="timed repeats (median reported)")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    path = SHARED if SHARED.exists() else LOCAL
     n = 10_000 if args.quick else 100_000
-    eager, jit = (neml2.load_nonlinear_system(path, "eq_sys") for _ in "ab")
+    eager, jit = (neml2.load_nonlinear_system(CHABOCHE, "eq_sys") for _ in "ab")
     neml2.compile(jit)
     x = _inputs(eager.model, n)
     for sys_ in (eager, jit):

@@ -16,7 +16,7 @@ struct Holder
   }
   neml2::eager::Model model;
 };
-}
+} // namespace
 
 int
 main(int argc, char ** argv)

@@ -41,7 +41,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--time-limit", type=float, help="seconds after which no new cell starts (quick 420, 1800)"
     )
     ap.add_argument("--no-startup", action="store_true", help="skip the cold-start rounds")
-    ap.add_argument("--inputs", type=Path, default=ROOT / "bench" / "inputs")
+    ap.add_argument(
+        "--inputs", type=Path, default=ROOT / "scenarios", help="the workloads' input files"
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "bench-results")
     return ap.parse_args(argv)
 

@@ -1,4 +1,5 @@
-"""The benchmark workloads (``bench/inputs``) and the work per point each one must do.
+"""The benchmark workloads (input files in the shared ``scenarios/``) and the work per point
+each one must do.
 
 A workload's bound is what limits it on this machine: ``"bytes"`` (memory bandwidth, from the
 copy rate) or ``"flops"`` (float64 arithmetic, from the large-matmul rate). Counts per point:

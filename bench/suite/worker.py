@@ -233,8 +233,7 @@ def probe(req: dict[str, Any]) -> dict[str, Any]:
         aoti = False
     version = getattr(neml2, "__version__", None)
     if version is None:
-        from importlib.metadata import PackageNotFoundError
-        from importlib.metadata import version as dist_version
+        from importlib.metadata import PackageNotFoundError, version as dist_version
 
         try:
             version = dist_version("neml2")

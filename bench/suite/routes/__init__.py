@@ -1,7 +1,6 @@
 """Route plug-ins, in table order. A new route is one module with a :class:`Route` subclass."""
 
-from bench.suite.routes._route import Context as Context
-from bench.suite.routes._route import Route as Route
+from bench.suite.routes._route import Context as Context, Route as Route
 from bench.suite.routes.cpp_aoti import CppAoti
 from bench.suite.routes.cpp_dispatch import CppDispatch
 from bench.suite.routes.cpp_eager import CppEager

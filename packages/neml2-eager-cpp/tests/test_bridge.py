@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ from neml2.eager._canonical import canonical_outputs
 from neml2.models.boundary import VarInfo, boundary_variables
 from neml2.tensors import SR2
 
+#: the shared scenario inputs (``scenarios/``: the workspace conftest.py exports the folder)
+SCENARIOS = Path(os.environ["NEML2_SCENARIOS"])
+#: the inputs only these tests use
 INPUTS = Path(__file__).resolve().parent / "cpp" / "inputs"
 
 
@@ -23,14 +27,14 @@ def _close(got: torch.Tensor, want: torch.Tensor, dtype: torch.dtype) -> None:
 
 @pytest.fixture
 def elasticity(device: torch.device, dtype: torch.dtype) -> EagerModel:
-    return EagerModel(str(INPUTS / "elasticity.i"), "model", str(device), dtype)
+    return EagerModel(str(SCENARIOS / "elasticity.i"), "model", str(device), dtype)
 
 
 def _implicit(device: torch.device, dtype: torch.dtype) -> EagerModel:
-    # float32 cannot reach the default atol 1e-10 of the Newton solve
+    # float32 cannot reach the scenario's Newton tolerances (abs_tol 1e-12, rel_tol 1e-10)
     loose = ["Solvers/newton/abs_tol:=1e-5", "Solvers/newton/rel_tol:=1e-5"]
     overrides = loose if dtype == torch.float32 else []
-    return EagerModel(str(INPUTS / "scalar_implicit.i"), "model", str(device), dtype, overrides)
+    return EagerModel(str(SCENARIOS / "scalar_implicit.i"), "model", str(device), dtype, overrides)
 
 
 def _implicit_inputs(device: torch.device, dtype: torch.dtype, b: int) -> dict[str, torch.Tensor]:
@@ -44,7 +48,7 @@ def _implicit_inputs(device: torch.device, dtype: torch.dtype, b: int) -> dict[s
 
 
 def test_boundary_is_the_shared_helper() -> None:
-    path = INPUTS / "sub_batch.i"
+    path = SCENARIOS / "sub_batch_implicit.i"
     bridge = EagerModel(str(path), "model")
     factory = neml2.load_input(path)
     ins, outs = boundary_variables(factory.get_model("model"), factory.settings)
@@ -60,7 +64,7 @@ def test_boundary_is_the_shared_helper() -> None:
 def test_forward_matches_py_eager(
     elasticity: EagerModel, device: torch.device, dtype: torch.dtype
 ) -> None:
-    model = neml2.load_model(INPUTS / "elasticity.i", "model", device=device, dtype=dtype)
+    model = neml2.load_model(SCENARIOS / "elasticity.i", "model", device=device, dtype=dtype)
     e = 1e-3 * torch.randn(4, 6, dtype=torch.float64).to(device, dtype)
     want = model(SR2(e)).data
     got = elasticity.forward({"strain": e})["stress"]
@@ -88,7 +92,7 @@ def test_jvp_is_the_jacobian_contraction(device: torch.device, dtype: torch.dtyp
 
 
 def test_implicit_jacobian_by_finite_differences() -> None:
-    m = EagerModel(str(INPUTS / "scalar_implicit.i"), "model")
+    m = EagerModel(str(SCENARIOS / "scalar_implicit.i"), "model")
     x = _implicit_inputs(torch.device("cpu"), torch.float64, 3)
     _, J = m.jacobian(x)
     h = 1e-6
@@ -102,8 +106,8 @@ def test_parameter_names_and_copies(elasticity: EagerModel) -> None:
     assert elasticity.parameter_base_shapes() == {"model.E": [], "model.nu": []}
     p = elasticity.named_parameters()
     p["model.E"].fill_(1.0)
-    assert elasticity.named_parameters()["model.E"].item() == pytest.approx(1e5)
-    implicit = EagerModel(str(INPUTS / "scalar_implicit.i"), "model")
+    assert elasticity.named_parameters()["model.E"].item() == pytest.approx(1e3)
+    implicit = EagerModel(str(SCENARIOS / "scalar_implicit.i"), "model")
     assert list(implicit.named_parameters()) == ["implicit_rate.rate.scaling"]
     with pytest.raises(ValueError, match=r"unknown parameter 'E'; parameters: \['model.E'"):
         elasticity.set_parameter("E", torch.tensor(1.0))
@@ -132,13 +136,13 @@ def test_param_vjp_contracts_param_jacobian(
     ],
 )
 def test_bad_inputs(value: object, match: str) -> None:
-    m = EagerModel(str(INPUTS / "elasticity.i"), "model")
+    m = EagerModel(str(SCENARIOS / "elasticity.i"), "model")
     with pytest.raises((ValueError, TypeError), match=match):
         m.forward({"strain": value})  # type: ignore[dict-item]
 
 
 def test_missing_unknown_and_unbroadcastable_inputs() -> None:
-    m = EagerModel(str(INPUTS / "scalar_implicit.i"), "model")
+    m = EagerModel(str(SCENARIOS / "scalar_implicit.i"), "model")
     x = _implicit_inputs(torch.device("cpu"), torch.float64, 3)
     with pytest.raises(ValueError, match=r"missing input 't~1'"):
         m.forward({k: v for k, v in x.items() if k != "t~1"})
@@ -165,8 +169,7 @@ def test_undeclared_output_sub_batch_is_explained() -> None:
 def test_load_imports_extensions_and_keeps_the_natural_device(tmp_path: Path) -> None:
     """``load`` (v3's ``--load`` list) runs before the input file is read; ``device=None`` keeps
     the device the model is built on."""
-    cpp_inputs = Path(__file__).parent / "cpp" / "inputs"
-    path, ext = str(cpp_inputs / "user_ext.i"), str(cpp_inputs / "user_ext.py")
+    path, ext = str(INPUTS / "user_ext.i"), str(INPUTS / "user_ext.py")
     m = EagerModel(path, "model", None, torch.float64, (), [ext])
     assert m.device == torch.device("cpu")
     x = torch.tensor([2.0, 4.0], dtype=torch.float64)
@@ -176,3 +179,16 @@ def test_load_imports_extensions_and_keeps_the_natural_device(tmp_path: Path) ->
     torch.testing.assert_close(P["y"]["model.a"], x)
     with pytest.raises(FileNotFoundError, match=r"--load nope\.py"):
         EagerModel(path, "model", None, torch.float64, (), ["nope.py"])
+
+
+def test_a_model_that_is_not_py_eager_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The eager route evaluates py-eager models only: another route's model (an ``AOTIModel``
+    stub's, here a stand-in) is refused at load, naming the file and the block."""
+
+    class CompiledStandIn:
+        """Not a ``neml2.models.Model``."""
+
+    monkeypatch.setattr(neml2.factory.InputFile, "get_model", lambda self, name: CompiledStandIn())
+    path = SCENARIOS / "elasticity.i"
+    with pytest.raises(TypeError, match=r"elasticity\.i: \[Models/model\] is a CompiledStandIn"):
+        EagerModel(str(path), "model")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from neml2.eager._canonical import broadcast_batch
 

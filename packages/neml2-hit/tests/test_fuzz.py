@@ -11,8 +11,7 @@ import contextlib
 import os
 
 from hit_strategies import texts
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from neml2.hit import Field, HitError, format_text, parse_text, write
 

@@ -6,8 +6,7 @@ import math
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from neml2.hit import MISSING, Field, HitError, Section, parse_text
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 
 from hit_strategies import documents, values
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from neml2.hit import Field, Section, apply_overrides, format_text, parse_text, write
 

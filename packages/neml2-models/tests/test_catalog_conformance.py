@@ -1,4 +1,4 @@
-"""Registered types match the NEML2 v3 catalog (``tests/data/catalog.json``, from the spec).
+"""Registered types match the NEML2 v3 catalog (``tests/data/catalog.json``, recorded from v3).
 
 For every registered type with a ``HitSchema`` that the catalog lists in the same section:
 the accepted HIT option keys are exactly the catalog's (input/output options, override knobs,

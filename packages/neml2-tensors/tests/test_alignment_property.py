@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from neml2.tensors import SR2, Scalar
 from neml2.tensors._align import binary, nary

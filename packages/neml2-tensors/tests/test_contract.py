@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from neml2.tensors import SR2, inner
-from neml2.tensors import _kernels as K
+from neml2.tensors import SR2, _kernels as K, inner
 
 
 def _pair(shape_x: tuple[int, ...], shape_y: tuple[int, ...]) -> tuple[torch.Tensor, torch.Tensor]:

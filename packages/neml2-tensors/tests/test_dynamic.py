@@ -1,4 +1,4 @@
-"""The dynamic-base `Tensor` (tensors.md §9.1)."""
+"""The dynamic-base `Tensor` (``docs/design/tensors.md``, "Dynamic-base Tensor")."""
 
 from __future__ import annotations
 

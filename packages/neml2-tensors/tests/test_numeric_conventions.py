@@ -1,4 +1,5 @@
-"""The 28 numeric convention checks of tensors.md §12 (values from the spec table)."""
+"""The 28 numeric convention checks, values as tabulated in ``docs/design/tensors.md``,
+"Numeric conventions"."""
 
 from __future__ import annotations
 

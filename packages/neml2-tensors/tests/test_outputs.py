@@ -8,9 +8,7 @@ from typing import Any
 import pytest
 import torch
 
-from neml2.tensors import SR2, dev, vol
-from neml2.tensors import _outputs as outputs
-from neml2.tensors import _projectors as proj
+from neml2.tensors import SR2, _outputs as outputs, _projectors as proj, dev, vol
 
 
 class Recording:

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from neml2.tensors import SR2, dev, mandel_apply, vol
-from neml2.tensors import _projectors as proj
+from neml2.tensors import SR2, _projectors as proj, dev, mandel_apply, vol
 
 
 def _reference(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Shape regions, views, indexing and alignment rules (tensors.md §2, §6, §9)."""
+"""Shape regions, views, indexing and alignment rules (``docs/design/tensors.md``)."""
 
 from __future__ import annotations
 

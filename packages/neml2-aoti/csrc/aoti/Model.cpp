@@ -18,7 +18,8 @@ std::unique_ptr<ModelImpl>
 load(const std::filesystem::path & root, c10::Device device, c10::ScalarType dtype)
 {
   apply_allocation_opt_ins();
-  auto impl = guard("aoti::Model", [&] { return std::make_unique<ModelImpl>(root, device, dtype); });
+  auto impl =
+      guard("aoti::Model", [&] { return std::make_unique<ModelImpl>(root, device, dtype); });
   if (!device.is_cpu()) // row blocks help CPU caches; a GPU wants the whole batch per launch
     impl->config.chunk_rows = 0;
   return impl;
@@ -230,14 +231,15 @@ Model::set_solver_config(const SolverConfig & config)
             throw FatalError("set_solver_config: atol, rtol and substep_del_tol must be >= 0");
           if (config.chunk_rows < SolverConfig::auto_chunk_rows)
             throw FatalError("set_solver_config: chunk_rows must be >= 0 (0: no row blocks) or " +
-                             std::to_string(SolverConfig::auto_chunk_rows) +
-                             " (automatic), got " + std::to_string(config.chunk_rows));
+                             std::to_string(SolverConfig::auto_chunk_rows) + " (automatic), got " +
+                             std::to_string(config.chunk_rows));
           if (config.miters < 1)
             throw FatalError("set_solver_config: miters must be >= 1, got " +
                              std::to_string(config.miters));
           if (config.ls_type != "BACKTRACKING" && config.ls_type != "STRONG_WOLFE")
             throw FatalError("set_solver_config: ls_type must be BACKTRACKING or STRONG_WOLFE, "
-                             "got '" + config.ls_type + "'");
+                             "got '" +
+                             config.ls_type + "'");
           if (config.ls_max_iters > 1 && !(config.ls_cutback > 1.0))
             throw FatalError("set_solver_config: ls_cutback must be > 1");
           std::lock_guard<std::mutex> lock(_impl->mutex);

@@ -53,9 +53,9 @@ thread_local int scope_depth = 0;
 /// keeps the previous allocator's 64-byte alignment and a DataPtr's context is its data).
 struct alignas(64) Header
 {
-  void * block;       // what the previous allocator returned
-  std::size_t bytes;  // usable bytes after the header (the size class when cached)
-  bool cacheable;     // allocated inside a scope: returned to the cache on free
+  void * block;      // what the previous allocator returned
+  std::size_t bytes; // usable bytes after the header (the size class when cached)
+  bool cacheable;    // allocated inside a scope: returned to the cache on free
 };
 
 /// `n` rounded up to its size class: a multiple of the largest power of two (at least 64) below
@@ -209,9 +209,15 @@ apply_allocation_opt_ins() noexcept
     cache_call_buffers();
 }
 
-CallBufferScope::CallBufferScope() noexcept { ++scope_depth; }
+CallBufferScope::CallBufferScope() noexcept
+{
+  ++scope_depth;
+}
 
-CallBufferScope::~CallBufferScope() { --scope_depth; }
+CallBufferScope::~CallBufferScope()
+{
+  --scope_depth;
+}
 
 std::size_t
 buffer_cache_bytes() noexcept

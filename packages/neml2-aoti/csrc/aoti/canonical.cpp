@@ -52,20 +52,18 @@ check_input(const std::string & name,
     throw FatalError("input '" + name + "' is an undefined tensor");
   const auto shape = value.sizes();
   const auto nbase = static_cast<int64_t>(base.size());
-  const bool trailing_ok = value.dim() >= nbase &&
-                           shape.slice(value.dim() - nbase) == c10::IntArrayRef(base);
+  const bool trailing_ok =
+      value.dim() >= nbase && shape.slice(value.dim() - nbase) == c10::IntArrayRef(base);
   if (!trailing_ok)
     throw FatalError("input '" + name + "': non-canonical shape " + format_shape(shape) +
                      ", expected trailing base shape " + format_shape(base) +
                      " (canonical shape is (*batch, *base))");
   if (value.scalar_type() != dtype)
     throw FatalError("input '" + name + "' has dtype " + c10::toString(value.scalar_type()) +
-                     " but the model expects " + c10::toString(dtype) +
-                     " (inputs are never cast)");
+                     " but the model expects " + c10::toString(dtype) + " (inputs are never cast)");
   if (!device_matches(device, value.device()))
     throw FatalError("input '" + name + "' is on device " + value.device().str() +
-                     " but the model runs on " + device.str() +
-                     " (inputs are never moved)");
+                     " but the model runs on " + device.str() + " (inputs are never moved)");
   return value;
 }
 } // namespace

@@ -1,4 +1,4 @@
-// jacobian / jvp of ModelImpl (aoti.md §3.3 "Jacobian and JVP").
+// jacobian / jvp of ModelImpl (docs/design/runtime.md, "Jacobian and JVP").
 //
 // Blocks are carried as full per-site matrices (*B, *out_trailing, *in_trailing); the public
 // jacobian returns the site-diagonal pairs as their diagonals (ARTIFACT.md §3.1).
@@ -166,9 +166,8 @@ ModelImpl::run_with_carrier(CallState & s, const std::vector<int> & requested)
       if (!dstate[pr.in].defined())
         continue;
       auto & block = out[f.outputs.size() + q];
-      const auto term =
-          at::matmul(block.reshape({block.size(0), vars[pr.out].size, vars[pr.in].size}),
-                     dstate[pr.in]);
+      const auto term = at::matmul(
+          block.reshape({block.size(0), vars[pr.out].size, vars[pr.in].size}), dstate[pr.in]);
       for (std::size_t o = 0; o < f.outputs.size(); ++o)
         if (f.outputs[o] == pr.out)
           fresh[o] = fresh[o].defined() ? fresh[o] + term : term;
@@ -187,8 +186,7 @@ at::Tensor
 site_diagonal_of(const at::Tensor & full, const VarInfo & vo, const VarInfo & vi)
 {
   const auto n = c10::multiply_integers(vo.sub);
-  const auto nb =
-      full.dim() - static_cast<int64_t>(vo.trailing().size() + vi.trailing().size());
+  const auto nb = full.dim() - static_cast<int64_t>(vo.trailing().size() + vi.trailing().size());
   std::vector<int64_t> flat(full.sizes().begin(), full.sizes().begin() + nb);
   auto shape = flat;
   flat.insert(flat.end(), {n, c10::multiply_integers(vo.base), n, c10::multiply_integers(vi.base)});
@@ -263,9 +261,8 @@ ModelImpl::jacobian_full(const TensorMap & inputs, const TensorMap & overrides)
     const int so = slot_of.at(o), si = slot_of.at(i);
     const auto & vo = vars[so];
     const auto & vi = vars[si];
-    at::Tensor flat = dstate[so].defined()
-                          ? dstate[so].narrow(2, col.at(i), vi.size)
-                          : at::zeros({1, vo.size, vi.size}, opts);
+    at::Tensor flat = dstate[so].defined() ? dstate[so].narrow(2, col.at(i), vi.size)
+                                           : at::zeros({1, vo.size, vi.size}, opts);
     J[o][i] = unflatten_block(flat, s.batch, s.ncall, vo.trailing(), vi.trailing());
   }
   return {collect_outputs(s), std::move(J)};

@@ -37,9 +37,7 @@ loader_mutex()
 std::string
 file_sha1(const std::string & path)
 {
-  struct ::stat st
-  {
-  };
+  struct ::stat st{};
   if (::stat(path.c_str(), &st) != 0)
     throw FatalError("cannot read graph file '" + path + "'");
   using Key = std::tuple<dev_t, ino_t, off_t, time_t, long>;

@@ -142,10 +142,8 @@ check_forward(const ModelImpl & m, const ForwardSegment & f, const std::string &
   {
     const auto & o = m.vars[p.out];
     const auto & i = m.vars[p.in];
-    with_blocks.push_back(x.block(p.batch_independent,
-                                  o.trailing(),
-                                  i.trailing(),
-                                  "d(" + o.name + ")/d(" + i.name + ")"));
+    with_blocks.push_back(x.block(
+        p.batch_independent, o.trailing(), i.trailing(), "d(" + o.name + ")/d(" + i.name + ")"));
   }
   for (const auto & p : f.param_pairs)
   {

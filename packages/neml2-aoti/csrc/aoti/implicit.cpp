@@ -1,4 +1,4 @@
-// Implicit segments of ModelImpl (aoti.md §3.3 "Implicit segment"):
+// Implicit segments of ModelImpl (docs/design/runtime.md, "Implicit segment"):
 // warm start -> predictor (optionally runtime-looped) -> pack -> Newton (one _jacobian graph
 // call giving (b, A) + native batched dense solve per iteration) -> unpack; IFT sensitivities.
 #include <ATen/ATen.h>
@@ -47,7 +47,8 @@ unpack(const std::vector<PackedVar> & layout,
     std::vector<int64_t> shape{B};
     const auto tr = vars[p.slot].trailing();
     shape.insert(shape.end(), tr.begin(), tr.end());
-    slots[p.slot] = layout.size() == 1 ? flat.view(shape) : flat.narrow(-1, p.offset, p.size).reshape(shape);
+    slots[p.slot] =
+        layout.size() == 1 ? flat.view(shape) : flat.narrow(-1, p.offset, p.size).reshape(shape);
   }
 }
 
@@ -94,7 +95,8 @@ ModelImpl::run_implicit(const ImplicitSegment & seg, CallState & s, bool keep_ja
   }
   if (seg.predictor)
   {
-    const int64_t calls = seg.feedback_input >= 0 ? std::max<int64_t>(seg.feedback_iterations, 1) : 1;
+    const int64_t calls =
+        seg.feedback_input >= 0 ? std::max<int64_t>(seg.feedback_iterations, 1) : 1;
     for (int64_t k = 0; k < calls; ++k)
     {
       std::vector<at::Tensor> args;
@@ -143,7 +145,9 @@ ModelImpl::run_implicit(const ImplicitSegment & seg, CallState & s, bool keep_ja
 }
 
 void
-ModelImpl::implicit_ift(const ImplicitSegment & seg, CallState & s, std::vector<at::Tensor> & dstate) const
+ModelImpl::implicit_ift(const ImplicitSegment & seg,
+                        CallState & s,
+                        std::vector<at::Tensor> & dstate) const
 {
   int64_t M = 0;
   bool any = false;
@@ -201,8 +205,8 @@ ModelImpl::implicit_param_ift(const ImplicitSegment & seg,
   const auto u = pack(seg.unknowns, s.slots, vars, B, "unknown");
   SegmentProblem problem(seg, s, vars, chunk_rows(seg));
   const auto A = converged_jacobian(seg, s, problem, u);
-  const auto Bp = problem.run_rows(*seg.dr_dparam, u, 1)[0].reshape(
-      {B, seg.n_unknown, seg.n_param_columns});
+  const auto Bp =
+      problem.run_rows(*seg.dr_dparam, u, 1)[0].reshape({B, seg.n_unknown, seg.n_param_columns});
   const auto opts = at::TensorOptions().dtype(dtype).device(device);
   auto drdp = at::zeros({B, seg.n_unknown, P}, opts);
   for (const auto & c : seg.param_columns)

@@ -666,23 +666,11 @@ lanes_body(const Entries<T> & e,
 }
 
 template <typename T>
-using LaneKernel = void (*)(const Entries<T> &,
-                            int64_t,
-                            T *,
-                            int64_t,
-                            int64_t,
-                            void *,
-                            void *);
+using LaneKernel = void (*)(const Entries<T> &, int64_t, T *, int64_t, int64_t, void *, void *);
 
 template <typename T, int64_t NF>
 __attribute__((target("avx512f"))) void
-lanes_avx512(const Entries<T> & e,
-            int64_t e0,
-            T * xp,
-            int64_t n,
-            int64_t k,
-            void * a,
-            void * x)
+lanes_avx512(const Entries<T> & e, int64_t e0, T * xp, int64_t n, int64_t k, void * a, void * x)
 {
   using V = typename Lanes<T, 64>::V;
   lanes_body<T, 64, NF>(e, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));
@@ -690,13 +678,7 @@ lanes_avx512(const Entries<T> & e,
 
 template <typename T, int64_t NF>
 __attribute__((target("avx2"))) void
-lanes_avx2(const Entries<T> & e,
-          int64_t e0,
-          T * xp,
-          int64_t n,
-          int64_t k,
-          void * a,
-          void * x)
+lanes_avx2(const Entries<T> & e, int64_t e0, T * xp, int64_t n, int64_t k, void * a, void * x)
 {
   using V = typename Lanes<T, 32>::V;
   lanes_body<T, 32, NF>(e, e0, xp, n, k, static_cast<V *>(a), static_cast<V *>(x));

@@ -140,8 +140,8 @@ default_sink(Level level, const std::string & line)
 const char *
 channel_name(Channel channel)
 {
-  static const char * const names[n_channels] = {"newton", "linear", "substep",
-                                                 "model",  "tensor", "driver"};
+  static const char * const names[n_channels] = {
+      "newton", "linear", "substep", "model", "tensor", "driver"};
   const auto i = std::size_t(channel);
   return i < n_channels ? names[i] : "unknown";
 }
@@ -179,11 +179,17 @@ parse_channel(const std::string & s, Channel & out)
 bool
 parse_level(const std::string & s, Level & out)
 {
-  static const std::pair<const char *, Level> aliases[] = {
-      {"silent", Level::Silent}, {"off", Level::Silent},   {"none", Level::Silent},
-      {"0", Level::Silent},      {"warning", Level::Warning}, {"warn", Level::Warning},
-      {"1", Level::Warning},     {"info", Level::Info},     {"2", Level::Info},
-      {"debug", Level::Debug},   {"3", Level::Debug}};
+  static const std::pair<const char *, Level> aliases[] = {{"silent", Level::Silent},
+                                                           {"off", Level::Silent},
+                                                           {"none", Level::Silent},
+                                                           {"0", Level::Silent},
+                                                           {"warning", Level::Warning},
+                                                           {"warn", Level::Warning},
+                                                           {"1", Level::Warning},
+                                                           {"info", Level::Info},
+                                                           {"2", Level::Info},
+                                                           {"debug", Level::Debug},
+                                                           {"3", Level::Debug}};
   const auto key = trimmed_lower(s);
   for (const auto & [name, level] : aliases)
     if (key == name)

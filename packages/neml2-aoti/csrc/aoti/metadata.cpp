@@ -56,7 +56,6 @@ release(const std::string & v)
   return v.substr(0, v.find_first_of("+-"));
 }
 
-
 /// Deepest nesting of arrays and objects a document may have.
 constexpr int kMaxDepth = 512;
 
@@ -104,7 +103,8 @@ integer(const Json & j)
   {
     const auto u = j.get<std::uint64_t>();
     if (u > static_cast<std::uint64_t>(std::numeric_limits<int64_t>::max()))
-      throw Json::out_of_range::create(406, "integer " + std::to_string(u) + " is out of range", &j);
+      throw Json::out_of_range::create(
+          406, "integer " + std::to_string(u) + " is out of range", &j);
     return static_cast<int64_t>(u);
   }
   if (j.is_number_integer())
@@ -384,8 +384,7 @@ struct MetadataReader
     if (!sha1)
       throw FatalError(src + ": leaf " + leaf.lexically_relative(m.root).string() +
                        " records no sha1 for graph '" + file + "'; recompile with neml2-compile");
-    return std::make_unique<Graph>(
-        (leaf / file).string(), m.device, sha1->get<std::string>());
+    return std::make_unique<Graph>((leaf / file).string(), m.device, sha1->get<std::string>());
   }
 
   std::vector<int> names(const Json & seg, const std::string & key)
@@ -578,7 +577,8 @@ struct MetadataReader
         s.predictor.reset();
         s.predictor_copy_from = names(*pr, "copy_from");
         if (s.predictor_copy_from.size() != s.predictor_outputs.size())
-          throw FatalError(src + ": " + what + ".predictor: copy_from and outputs differ in length");
+          throw FatalError(src + ": " + what +
+                           ".predictor: copy_from and outputs differ in length");
       }
       else if (!s.predictor)
         throw FatalError(src + ": " + what + " has a predictor but no graphs.predictor");
@@ -650,8 +650,8 @@ struct MetadataReader
     if (const auto * abi = member(doc, "cxx11_abi"); abi && abi->is_boolean())
       if (abi->get<bool>() != bool(_GLIBCXX_USE_CXX11_ABI))
         throw FatalError(src + ": artifact built with _GLIBCXX_USE_CXX11_ABI=" +
-                         std::to_string(int(abi->get<bool>())) +
-                         ", this runtime uses " + std::to_string(int(_GLIBCXX_USE_CXX11_ABI)) +
+                         std::to_string(int(abi->get<bool>())) + ", this runtime uses " +
+                         std::to_string(int(_GLIBCXX_USE_CXX11_ABI)) +
                          "; recompile with neml2-compile under this torch");
   }
 
@@ -737,11 +737,12 @@ struct MetadataReader
     }
     for (const auto & [o, i] : m.derivatives)
       if (!m.slot_of.count(o) || !m.slot_of.count(i))
-        throw FatalError(src + ": derivative pair [" + o + ", " + i + "] names an unknown variable");
+        throw FatalError(src + ": derivative pair [" + o + ", " + i +
+                         "] names an unknown variable");
     for (const auto & pr : m.site_diagonal)
     {
-      const auto where = src + ": site_diagonal_derivatives pair [" + pr.first + ", " +
-                         pr.second + "]";
+      const auto where =
+          src + ": site_diagonal_derivatives pair [" + pr.first + ", " + pr.second + "]";
       if (std::find(m.derivatives.begin(), m.derivatives.end(), pr) == m.derivatives.end())
         throw FatalError(where + " is not a compiled derivative pair");
       const auto & so = m.vars[m.slot_of.at(pr.first)].sub;
@@ -836,7 +837,8 @@ MetadataReader::load(const Json & doc, const std::string & dev)
   leaf = m.root / rel;
   if (rel.empty() || !fs::is_directory(leaf))
     throw FatalError("artifact '" + m.root.string() + "' has no " + dev + "/" +
-                     dtype_folder(m.dtype) + " leaf (available: " + (avail.empty() ? std::string("none") : avail) +
+                     dtype_folder(m.dtype) +
+                     " leaf (available: " + (avail.empty() ? std::string("none") : avail) +
                      "); recompile with neml2-compile ... --device " + dev + " --dtype " +
                      dtype_folder(m.dtype));
   read(doc);

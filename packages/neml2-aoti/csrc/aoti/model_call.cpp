@@ -21,7 +21,8 @@ namespace
 bool
 device_ok(const c10::Device & expected, const c10::Device & actual)
 {
-  return expected.type() == actual.type() && (!expected.has_index() || expected.index() == actual.index());
+  return expected.type() == actual.type() &&
+         (!expected.has_index() || expected.index() == actual.index());
 }
 } // namespace
 
@@ -56,7 +57,8 @@ ModelImpl::prepare(const TensorMap & inputs, const TensorMap & overrides) const
       return slow();
     const auto sizes = v.sizes();
     for (int64_t k = 0; k < nt; ++k)
-      if (sizes[v.dim() - nt + k] != (k < int64_t(var.sub.size()) ? var.sub[k] : var.base[k - var.sub.size()]))
+      if (sizes[v.dim() - nt + k] !=
+          (k < int64_t(var.sub.size()) ? var.sub[k] : var.base[k - var.sub.size()]))
         return slow();
     vals[i] = &v;
     const auto lead = v.dim() == nt ? c10::IntArrayRef() : sizes.slice(0, v.dim() - nt);
@@ -90,8 +92,10 @@ ModelImpl::prepare(const TensorMap & inputs, const TensorMap & overrides) const
   if (pad)
   {
     if (s.nbatch != 1)
-      throw FatalError("batch of " + std::to_string(s.nbatch) + " elements is below the "
-                       "artifact's min_batch " + std::to_string(min_batch));
+      throw FatalError("batch of " + std::to_string(s.nbatch) +
+                       " elements is below the "
+                       "artifact's min_batch " +
+                       std::to_string(min_batch));
     s.nbatch = min_batch;
   }
   for (std::size_t i = 0; i < n; ++i)
@@ -122,7 +126,8 @@ ModelImpl::prepare(const TensorMap & inputs, const TensorMap & overrides) const
     for (const auto & p : params)
       known = known || p.name == name;
     if (!known)
-      throw FatalError("unknown parameter '" + name + "' in param_overrides; promoted parameters: " +
+      throw FatalError("unknown parameter '" + name +
+                       "' in param_overrides; promoted parameters: " +
                        [&]
                        {
                          std::string all;
@@ -182,10 +187,12 @@ ModelImpl::param_for_call(std::size_t i, const TensorMap & overrides, int64_t nb
   if (nl == nbatch)
     return v->reshape(flat).contiguous();
   if (nl == 1)
-    return v->reshape(std::vector<int64_t>(flat.begin() + 1, flat.end())).unsqueeze(0).expand(flat).contiguous();
-  throw FatalError("parameter '" + p.name + "': batch shape " +
-                   format_shape(lead) + " does not match the call's batch of " +
-                   std::to_string(nbatch) + " elements");
+    return v->reshape(std::vector<int64_t>(flat.begin() + 1, flat.end()))
+        .unsqueeze(0)
+        .expand(flat)
+        .contiguous();
+  throw FatalError("parameter '" + p.name + "': batch shape " + format_shape(lead) +
+                   " does not match the call's batch of " + std::to_string(nbatch) + " elements");
 }
 
 void
@@ -218,7 +225,8 @@ ModelImpl::collect_outputs(const CallState & s) const
   TensorMap out;
   for (std::size_t k = 0; k < output_slots.size(); ++k)
   {
-    const auto t = s.slots[output_slots[k]].defined() ? s.rows(s.slots[output_slots[k]]) : at::Tensor();
+    const auto t =
+        s.slots[output_slots[k]].defined() ? s.rows(s.slots[output_slots[k]]) : at::Tensor();
     if (!t.defined())
       throw FatalError("output '" + output_names[k] + "' was not produced by any segment");
     if (s.batch.size() == 1)

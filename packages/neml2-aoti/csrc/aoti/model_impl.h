@@ -128,13 +128,16 @@ struct Segment
 /// Per-call inputs after canonicalization: the state slots and the flattened batch.
 struct CallState
 {
-  std::vector<at::Tensor> slots;   // each (Bflat, *sub, *base) or undefined
-  std::vector<int64_t> batch;      // the call's batch shape
-  int64_t nbatch = 1;              // rows fed to the graphs: prod(batch), padded to min_batch
-  int64_t ncall = 1;               // rows of the call: prod(batch)
+  std::vector<at::Tensor> slots; // each (Bflat, *sub, *base) or undefined
+  std::vector<int64_t> batch;    // the call's batch shape
+  int64_t nbatch = 1;            // rows fed to the graphs: prod(batch), padded to min_batch
+  int64_t ncall = 1;             // rows of the call: prod(batch)
   /// The call's rows of a (nbatch, ...) result.
-  at::Tensor rows(const at::Tensor & t) const { return t.size(0) > ncall ? t.narrow(0, 0, ncall) : t; }
-  std::vector<at::Tensor> params;  // each (Bflat, *param_base) or (*param_base) (see prepare)
+  at::Tensor rows(const at::Tensor & t) const
+  {
+    return t.size(0) > ncall ? t.narrow(0, 0, ncall) : t;
+  }
+  std::vector<at::Tensor> params; // each (Bflat, *param_base) or (*param_base) (see prepare)
   /// Per implicit segment: the converged flat unknowns and A there (when Newton computed it),
   /// reused by the IFT instead of another _jacobian call.
   std::map<const void *, std::pair<at::Tensor, RowBlocks>> converged;
@@ -179,9 +182,8 @@ public:
   /// Trailing shape (behind the batch axes) of the public block J[out][in].
   std::vector<int64_t> block_shape(const std::string & out, const std::string & in) const;
   JacobianResult param_jacobian(const TensorMap & inputs, const TensorMap & overrides);
-  TensorMap param_vjp(const TensorMap & inputs,
-                      const TensorMap & cotangents,
-                      const TensorMap & overrides);
+  TensorMap
+  param_vjp(const TensorMap & inputs, const TensorMap & cotangents, const TensorMap & overrides);
   void set_parameter(const std::string & name, const at::Tensor & value);
 
   // ---- loaded description (read-only after construction) ----
@@ -223,7 +225,7 @@ public:
   int64_t chunk_rows(const ImplicitSegment & seg) const
   {
     int64_t rows = config.chunk_rows != SolverConfig::auto_chunk_rows ? config.chunk_rows
-                   : seg.chunk_rows > 0 ? seg.chunk_rows
+                   : seg.chunk_rows > 0                               ? seg.chunk_rows
                                         : SolverConfig::default_chunk_rows;
     if (config.chunk_rows == SolverConfig::auto_chunk_rows && !large_allocations_kept())
     {
@@ -242,8 +244,8 @@ public:
   /// not re-broadcast and copied on every call.
   struct ParamCache
   {
-    at::Tensor source; // held, so its identity cannot be reused by another tensor
-    uint32_t version = 0;
+    at::Tensor source;    // held, so its identity cannot be reused by another tensor
+    int64_t version = -1; // the source's _version() when cached
     int64_t nbatch = -1;
     at::Tensor value;
   };
@@ -273,7 +275,8 @@ private:
   /// (Bflat or 1, size, M) or undefined (zero); returns the carriers.
   std::vector<at::Tensor> run_with_carrier(CallState & s, const std::vector<int> & requested);
   /// Propagate the carrier through a converged implicit segment (IFT: du = -A^{-1} dr/dg dg).
-  void implicit_ift(const ImplicitSegment & seg, CallState & s, std::vector<at::Tensor> & dstate) const;
+  void
+  implicit_ift(const ImplicitSegment & seg, CallState & s, std::vector<at::Tensor> & dstate) const;
   /// Parameter carrier through an implicit segment: du/dtheta = -A^{-1} (dr/dtheta + dr/dg dg).
   void implicit_param_ift(const ImplicitSegment & seg,
                           CallState & s,

@@ -169,7 +169,7 @@ update(NewtonProblem & p,
     b_t = p.residual(u_t);
     const auto nbt2 = b_t.square().sum(-1);
     const auto crit = c.ls_type == "STRONG_WOLFE" ? (1.0 - c.ls_c * alpha) * nb2
-                                                   : nb2 - 2.0 * c.ls_c * alpha * bdu;
+                                                  : nb2 - 2.0 * c.ls_c * alpha * bdu;
     const auto accept = (nbt2 <= crit) | (nbt2 <= c.atol * c.atol);
     if (trace && trace->debug_on)
     {
@@ -231,10 +231,7 @@ NewtonTrace::write(bool debug, const std::string & msg)
 }
 
 at::Tensor
-newton_solve(NewtonProblem & p,
-             const at::Tensor & u0,
-             const SolverConfig & c,
-             NewtonTrace & trace)
+newton_solve(NewtonProblem & p, const at::Tensor & u0, const SolverConfig & c, NewtonTrace & trace)
 {
   if (trace.info_on)
     trace.write(false, "---- begin newton solve ----");
@@ -249,7 +246,10 @@ newton_solve(NewtonProblem & p,
   {
     if (trace.debug_on)
       trace.write(true,
-                  "ITERATION " + std::string(i < 10 ? "  " : i < 100 ? " " : "") +
+                  "ITERATION " +
+                      std::string(i < 10    ? "  "
+                                  : i < 100 ? " "
+                                            : "") +
                       std::to_string(i) + ", |R| = " + sci(max_of(nb)) +
                       ", |R0| = " + sci(max_of(nb0)));
     if (!f.finite)
@@ -285,9 +285,9 @@ newton_solve(NewtonProblem & p,
   finish(trace,
          "NOT converged (iters=" + std::to_string(i - 1) + ", max |R| = " + sci(nb_max) +
              ", |R0| = " + sci(nb0_max) + ")");
-  raise("Newton failed to converge in " + std::to_string(c.miters) + " iterations (max |R| = " +
-            sci(nb_max) + ", |R0| = " + sci(nb0_max) + ", atol = " + sci(c.atol) +
-            ", rtol = " + sci(c.rtol) + ")",
+  raise("Newton failed to converge in " + std::to_string(c.miters) +
+            " iterations (max |R| = " + sci(nb_max) + ", |R0| = " + sci(nb0_max) +
+            ", atol = " + sci(c.atol) + ", rtol = " + sci(c.rtol) + ")",
         p,
         u0,
         c);
@@ -316,8 +316,8 @@ newton_solve_masked(NewtonProblem & p, const at::Tensor & u0, const SolverConfig
     x.du = y.du;
     ++its;
     const auto nb = vnorm(x.b);
-    const auto ok =
-        (nb < c.atol) | ((nb < c.rtol * nb0) & (vnorm(du) < c.substep_del_tol * (vnorm(x.u) + c.atol)));
+    const auto ok = (nb < c.atol) |
+                    ((nb < c.rtol * nb0) & (vnorm(du) < c.substep_del_tol * (vnorm(x.u) + c.atol)));
     conv = conv | (ok & active);
     frozen = conv | ~at::isfinite(nb);
   }

@@ -98,9 +98,8 @@ struct MaskedSolve
 };
 
 /// Never throws a ConvergenceError; returns the per-element converged mask.
-MaskedSolve newton_solve_masked(NewtonProblem & problem,
-                                const at::Tensor & u0,
-                                const SolverConfig & config);
+MaskedSolve
+newton_solve_masked(NewtonProblem & problem, const at::Tensor & u0, const SolverConfig & config);
 
 /// "%e"-style rendering (tiny tolerances stay visible).
 std::string sci(double x);

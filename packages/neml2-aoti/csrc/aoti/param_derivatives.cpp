@@ -1,4 +1,4 @@
-// param_jacobian / param_vjp of ModelImpl (aoti.md §3.3 "Parameter derivatives").
+// param_jacobian / param_vjp of ModelImpl (docs/design/runtime.md, "Parameter derivatives").
 //
 // d(out)/d(theta) for the compiled [out, param] pairs: a forward segment's _pjac graph gives its
 // direct blocks; an implicit segment's _dr_dparam graph gives dr/dtheta, and the IFT gives
@@ -94,8 +94,7 @@ ModelImpl::param_jacobian(const TensorMap & inputs, const TensorMap & overrides)
           continue;
         auto & b = out[f.outputs.size() + q];
         add(pr.out,
-            at::matmul(b.reshape({b.size(0), vars[pr.out].size, vars[pr.in].size}),
-                       dstate[pr.in]));
+            at::matmul(b.reshape({b.size(0), vars[pr.out].size, vars[pr.in].size}), dstate[pr.in]));
       }
     }
     else

@@ -350,9 +350,8 @@ memory_order(const at::Tensor & t)
   std::vector<int64_t> order(t.dim());
   for (int64_t d = 0; d < t.dim(); ++d)
     order[d] = d;
-  std::stable_sort(order.begin(),
-                   order.end(),
-                   [&](int64_t x, int64_t y) { return t.stride(x) > t.stride(y); });
+  std::stable_sort(
+      order.begin(), order.end(), [&](int64_t x, int64_t y) { return t.stride(x) > t.stride(y); });
   return order;
 }
 
@@ -370,7 +369,9 @@ in_memory_order(const at::Tensor & t, const std::vector<int64_t> & order)
 /// Whether `t` (broadcast against `out`) is read with a stride other than 0 or 1 along the
 /// output's innermost non-trivial axis.
 bool
-strided_along_inner(const at::Tensor & t, const at::Tensor & out, const std::vector<int64_t> & order)
+strided_along_inner(const at::Tensor & t,
+                    const at::Tensor & out,
+                    const std::vector<int64_t> & order)
 {
   if (t.dim() != out.dim())
     return false;

@@ -116,7 +116,8 @@ public:
   }
 
   /// `graph` on (u, *tail), each output as one (B, ...) tensor (see run_blocks).
-  std::vector<at::Tensor> run_rows(const Graph & graph, const at::Tensor & u, std::size_t n_out) const
+  std::vector<at::Tensor>
+  run_rows(const Graph & graph, const at::Tensor & u, std::size_t n_out) const
   {
     auto blocks = run_blocks(graph, u, n_out);
     std::vector<at::Tensor> out;

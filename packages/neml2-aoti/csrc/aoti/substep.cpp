@@ -1,4 +1,4 @@
-// Adaptive substepping of an implicit segment (aoti.md §3.3 "Substepping").
+// Adaptive substepping of an implicit segment (docs/design/runtime.md, "Substepping").
 //
 // solve_to(a, b, rows, level): the step fraction span [a, b] of the rows still to solve.
 // Givens: cur_force y at the span end, old_force y~1 at the span start (y(tau) = y~1 + tau (y -
@@ -27,10 +27,8 @@ struct Substepper
   int max_level_reached = 0;
 
   /// Given values of `rows` for the span [a, b]; `old` holds the chained old_state values.
-  std::vector<at::Tensor> tail(const at::Tensor & rows,
-                               double a,
-                               double b,
-                               const std::vector<at::Tensor> & old) const
+  std::vector<at::Tensor>
+  tail(const at::Tensor & rows, double a, double b, const std::vector<at::Tensor> & old) const
   {
     std::vector<at::Tensor> t;
     for (std::size_t k = 0; k < seg.givens.size(); ++k)

@@ -123,7 +123,10 @@ Workspace::Workspace(std::size_t retained_bytes)
   _pool->retained = retained_bytes;
 }
 
-Workspace::~Workspace() { _pool->close(); }
+Workspace::~Workspace()
+{
+  _pool->close();
+}
 
 std::size_t
 Workspace::free_bytes() const noexcept

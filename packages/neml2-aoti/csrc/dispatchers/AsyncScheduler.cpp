@@ -35,7 +35,7 @@ warm_up(const std::vector<c10::Device> & devices)
   for (const auto & device : devices)
     if (device.is_cpu() || device.is_cuda())
       (void)at::linalg_solve(at::eye(2, at::TensorOptions().dtype(at::kDouble).device(device)),
-                           at::ones({2}, at::TensorOptions().dtype(at::kDouble).device(device)));
+                             at::ones({2}, at::TensorOptions().dtype(at::kDouble).device(device)));
 }
 } // namespace
 

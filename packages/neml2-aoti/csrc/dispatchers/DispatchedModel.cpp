@@ -149,23 +149,24 @@ DispatchedModel::dispatch(const Call & call, F && run) const
 {
   std::mutex mutex;
   std::map<int64_t, R> results;
-  _scheduler->run(std::max<int64_t>(call.batch.size, 1),
-                  [&](const WorkChunk & chunk)
-                  {
-                    auto & model = *_models.at(chunk.device);
-                    const auto device = model.device();
-                    const auto in = chunking::slice(*call.inputs, call.in_base, call.batch, true,
-                                                    chunk.begin, chunk.size, device);
-                    const auto ov = chunking::slice(call.overrides, call.param_base, call.batch,
-                                                    false, chunk.begin, chunk.size, device);
-                    TensorMap extra;
-                    if (call.extra)
-                      extra = chunking::slice(*call.extra, *call.extra_base, call.batch, true,
-                                              chunk.begin, chunk.size, device);
-                    R result = run(model, in, ov, extra);
-                    std::lock_guard<std::mutex> lock(mutex);
-                    results.emplace(chunk.begin, std::move(result));
-                  });
+  _scheduler->run(
+      std::max<int64_t>(call.batch.size, 1),
+      [&](const WorkChunk & chunk)
+      {
+        auto & model = *_models.at(chunk.device);
+        const auto device = model.device();
+        const auto in = chunking::slice(
+            *call.inputs, call.in_base, call.batch, true, chunk.begin, chunk.size, device);
+        const auto ov = chunking::slice(
+            call.overrides, call.param_base, call.batch, false, chunk.begin, chunk.size, device);
+        TensorMap extra;
+        if (call.extra)
+          extra = chunking::slice(
+              *call.extra, *call.extra_base, call.batch, true, chunk.begin, chunk.size, device);
+        R result = run(model, in, ov, extra);
+        std::lock_guard<std::mutex> lock(mutex);
+        results.emplace(chunk.begin, std::move(result));
+      });
   std::vector<R> ordered;
   ordered.reserve(results.size());
   for (auto & [begin, result] : results)
@@ -183,7 +184,8 @@ DispatchedModel::forward(const TensorMap & inputs, const TensorMap & param_overr
                  if (call.direct)
                    return _models.front()->forward(inputs, call.overrides);
                  auto chunks = dispatch<TensorMap>(
-                     call, [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap &)
+                     call,
+                     [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap &)
                      { return m.forward(in, ov); });
                  return chunking::concat(chunks, call.result_device);
                });
@@ -202,7 +204,8 @@ DispatchedModel::jvp(const TensorMap & inputs,
                  if (call.direct)
                    return _models.front()->jvp(inputs, tangents, call.overrides);
                  auto chunks = dispatch<JvpResult>(
-                     call, [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap & t)
+                     call,
+                     [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap & t)
                      { return m.jvp(in, t, ov); });
                  std::vector<TensorMap> values, directional;
                  for (auto & [v, d] : chunks)
@@ -222,7 +225,8 @@ DispatchedModel::jacobian(const TensorMap & inputs, const TensorMap & param_over
                  if (call.direct)
                    return _models.front()->jacobian(inputs, call.overrides);
                  auto chunks = dispatch<JacobianResult>(
-                     call, [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap &)
+                     call,
+                     [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap &)
                      { return m.jacobian(in, ov); });
                  std::vector<TensorMap> values;
                  std::vector<VariablePairJacobian> blocks;
@@ -233,35 +237,34 @@ DispatchedModel::jacobian(const TensorMap & inputs, const TensorMap & param_over
                  const auto & primary = *_models.front();
                  for (const auto & [o, i] : primary.derivatives())
                    ndims[o][i] = static_cast<int64_t>(primary.jacobian_block_shape(o, i).size());
-                 return JacobianResult{
-                     chunking::concat(values, call.result_device),
-                     chunking::concat_blocks(blocks, ndims, call.result_device)};
+                 return JacobianResult{chunking::concat(values, call.result_device),
+                                       chunking::concat_blocks(blocks, ndims, call.result_device)};
                });
 }
 
 JacobianResult
 DispatchedModel::param_jacobian(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
-  return guard("DispatchedModel::param_jacobian",
-               [&]
-               {
-                 const auto call =
-                     prepare("DispatchedModel::param_jacobian", inputs, param_overrides);
-                 if (call.direct)
-                   return _models.front()->param_jacobian(inputs, call.overrides);
-                 auto chunks = dispatch<JacobianResult>(
-                     call, [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap &)
-                     { return m.param_jacobian(in, ov); });
-                 std::vector<TensorMap> values;
-                 std::vector<VariablePairJacobian> blocks;
-                 for (auto & [v, j] : chunks)
-                   values.push_back(std::move(v)), blocks.push_back(std::move(j));
-                 return JacobianResult{
-                     chunking::concat(values, call.result_device),
-                     chunking::concat_blocks(blocks,
-                                             chunking::block_ndims(call.out_base, call.param_base),
-                                             call.result_device)};
-               });
+  return guard(
+      "DispatchedModel::param_jacobian",
+      [&]
+      {
+        const auto call = prepare("DispatchedModel::param_jacobian", inputs, param_overrides);
+        if (call.direct)
+          return _models.front()->param_jacobian(inputs, call.overrides);
+        auto chunks = dispatch<JacobianResult>(
+            call,
+            [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap &)
+            { return m.param_jacobian(in, ov); });
+        std::vector<TensorMap> values;
+        std::vector<VariablePairJacobian> blocks;
+        for (auto & [v, j] : chunks)
+          values.push_back(std::move(v)), blocks.push_back(std::move(j));
+        return JacobianResult{
+            chunking::concat(values, call.result_device),
+            chunking::concat_blocks(
+                blocks, chunking::block_ndims(call.out_base, call.param_base), call.result_device)};
+      });
 }
 
 TensorMap
@@ -272,12 +275,13 @@ DispatchedModel::param_vjp(const TensorMap & inputs,
   return guard("DispatchedModel::param_vjp",
                [&]
                {
-                 const auto call = prepare("DispatchedModel::param_vjp", inputs, param_overrides,
-                                           nullptr, &cotangents);
+                 const auto call = prepare(
+                     "DispatchedModel::param_vjp", inputs, param_overrides, nullptr, &cotangents);
                  if (call.direct)
                    return _models.front()->param_vjp(inputs, cotangents, call.overrides);
                  auto chunks = dispatch<TensorMap>(
-                     call, [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap & c)
+                     call,
+                     [](Model & m, const TensorMap & in, const TensorMap & ov, const TensorMap & c)
                      { return m.param_vjp(in, c, ov); });
                  return chunking::reduce_adjoints(chunks, call.batched_params, call.result_device);
                });

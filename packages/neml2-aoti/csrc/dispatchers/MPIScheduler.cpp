@@ -190,12 +190,8 @@ MPIScheduler::place(const std::vector<c10::Device> & devices,
   impl->api = &api;
   int smallest = 0;
   check(api,
-        api.placement(impl->comm,
-                      &impl->rank,
-                      &impl->size,
-                      &impl->local_rank,
-                      &impl->local_size,
-                      &smallest),
+        api.placement(
+            impl->comm, &impl->rank, &impl->size, &impl->local_rank, &impl->local_size, &smallest),
         "placement (MPI_Comm_rank, MPI_Comm_size, MPI_Comm_split_type, MPI_Allreduce)");
   if (smallest < int(devices.size()))
     throw FatalError("MPIScheduler: a node runs " + std::to_string(smallest) + " ranks for " +
@@ -259,9 +255,10 @@ MPIScheduler::local_slice(const TensorMap & global, int64_t global_batch) const
   const auto [offset, count] = local_range(global_batch);
   TensorMap out;
   for (const auto & [name, value] : global)
-    out.emplace(name, value.defined() && value.dim() >= 1 && value.size(0) == global_batch
-                          ? value.narrow(0, offset, count)
-                          : value);
+    out.emplace(name,
+                value.defined() && value.dim() >= 1 && value.size(0) == global_batch
+                    ? value.narrow(0, offset, count)
+                    : value);
   return out;
 }
 

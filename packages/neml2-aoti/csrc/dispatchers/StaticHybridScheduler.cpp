@@ -35,8 +35,8 @@ checked_devices(std::vector<c10::Device> devices)
 {
   if (devices.empty())
     throw FatalError("StaticHybridScheduler: at least one device is required");
-  const auto cpus = std::count_if(devices.begin(), devices.end(),
-                                  [](const c10::Device & d) { return d.is_cpu(); });
+  const auto cpus = std::count_if(
+      devices.begin(), devices.end(), [](const c10::Device & d) { return d.is_cpu(); });
   if (cpus > 1)
     throw FatalError("StaticHybridScheduler: at most one cpu device is allowed");
   for (std::size_t i = 0; i < devices.size(); ++i)
@@ -46,8 +46,8 @@ checked_devices(std::vector<c10::Device> devices)
         throw FatalError("StaticHybridScheduler: device " + devices[i].str() + " is listed twice");
       if (devices[i].type() == devices[j].type() && !devices[i].is_cpu() &&
           devices[i].has_index() != devices[j].has_index())
-        throw FatalError("StaticHybridScheduler: " + devices[j].str() + " and " +
-                         devices[i].str() + " mix a bare device type with an indexed one");
+        throw FatalError("StaticHybridScheduler: " + devices[j].str() + " and " + devices[i].str() +
+                         " mix a bare device type with an indexed one");
     }
   return devices;
 }

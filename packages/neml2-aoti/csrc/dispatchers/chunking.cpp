@@ -150,8 +150,8 @@ concat_blocks(const std::vector<VariablePairJacobian> & chunks,
       // a block without batch axes (a constant a model returns once) is every chunk's; the
       // compiled runtime's batch-independent blocks are broadcast views, concatenated as usual
       const auto row = ndims.find(y);
-      const bool unbatched = row != ndims.end() && row->second.count(x) &&
-                             first.dim() == row->second.at(x);
+      const bool unbatched =
+          row != ndims.end() && row->second.count(x) && first.dim() == row->second.at(x);
       if (chunks.size() == 1 || unbatched || !first.defined())
       {
         out[y].emplace(x, first.defined() ? first.to(device) : first);

@@ -1,5 +1,5 @@
 // Private helpers of DispatchedModel: how a call's batch is found, cut into chunks and the chunk
-// results put back together (aoti.md §5, "Chunking rules").
+// results put back together (docs/design/runtime.md, "Chunking rules").
 #pragma once
 
 #include <cstdint>

@@ -144,8 +144,7 @@ parse(const std::filesystem::path & file, const std::string & text)
       stub.block_lines.emplace(join(path), t.line);
       continue;
     }
-    if (t.kind != Token::Word || k + 2 >= tokens.size() ||
-        tokens[k + 1].kind != Token::Equals ||
+    if (t.kind != Token::Word || k + 2 >= tokens.size() || tokens[k + 1].kind != Token::Equals ||
         (tokens[k + 2].kind != Token::Word && tokens[k + 2].kind != Token::Quoted))
       fail(file, t.line, "expected 'key = value', found '" + t.text + "'");
     auto & block = stub.blocks[join(path)];
@@ -154,7 +153,8 @@ parse(const std::filesystem::path & file, const std::string & text)
     k += 2;
   }
   if (!stack.empty())
-    fail(file, tokens.empty() ? 1 : tokens.back().line,
+    fail(file,
+         tokens.empty() ? 1 : tokens.back().line,
          "block [" + join(path) + "] is not closed with []");
   return stub;
 }
@@ -171,41 +171,41 @@ trimmed(const std::string & s)
 std::filesystem::path
 stub_artifact_path(const std::filesystem::path & stub, const std::string & name)
 {
-  return guard(
-      "load_model",
-      [&]
-      {
-        std::ifstream in(stub);
-        if (!in)
-          throw FatalError("load_model: cannot read the stub " + stub.string());
-        std::stringstream buffer;
-        buffer << in.rdbuf();
-        const auto parsed = parse(stub, buffer.str());
-        const auto key = "Models/" + name;
-        const auto line = parsed.block_lines.find(key);
-        if (line == parsed.block_lines.end())
-          throw FatalError(stub.string() + ": no block [Models]/[" + name + "]");
-        const auto found = parsed.blocks.find(key);
-        const std::map<std::string, Entry> none;
-        const auto & block = found == parsed.blocks.end() ? none : found->second;
-        const auto type = block.find("type");
-        if (type == block.end())
-          fail(stub, line->second, "[Models]/[" + name + "] has no 'type'");
-        if (trimmed(type->second.value) != "AOTIModel")
-          fail(stub, type->second.line,
-               "[Models]/[" + name + "] has type '" + type->second.value +
-                   "'; load_model needs type = AOTIModel (a neml2-compile stub)");
-        const auto path = block.find("artifact_path");
-        if (path == block.end())
-          fail(stub, line->second, "[Models]/[" + name + "] has no 'artifact_path'");
-        const auto value = trimmed(path->second.value);
-        if (value.empty())
-          fail(stub, path->second.line, "[Models]/[" + name + "]/artifact_path is empty");
-        std::filesystem::path root(value);
-        if (root.is_relative())
-          root = std::filesystem::absolute(stub).parent_path() / root;
-        return root.lexically_normal();
-      });
+  return guard("load_model",
+               [&]
+               {
+                 std::ifstream in(stub);
+                 if (!in)
+                   throw FatalError("load_model: cannot read the stub " + stub.string());
+                 std::stringstream buffer;
+                 buffer << in.rdbuf();
+                 const auto parsed = parse(stub, buffer.str());
+                 const auto key = "Models/" + name;
+                 const auto line = parsed.block_lines.find(key);
+                 if (line == parsed.block_lines.end())
+                   throw FatalError(stub.string() + ": no block [Models]/[" + name + "]");
+                 const auto found = parsed.blocks.find(key);
+                 const std::map<std::string, Entry> none;
+                 const auto & block = found == parsed.blocks.end() ? none : found->second;
+                 const auto type = block.find("type");
+                 if (type == block.end())
+                   fail(stub, line->second, "[Models]/[" + name + "] has no 'type'");
+                 if (trimmed(type->second.value) != "AOTIModel")
+                   fail(stub,
+                        type->second.line,
+                        "[Models]/[" + name + "] has type '" + type->second.value +
+                            "'; load_model needs type = AOTIModel (a neml2-compile stub)");
+                 const auto path = block.find("artifact_path");
+                 if (path == block.end())
+                   fail(stub, line->second, "[Models]/[" + name + "] has no 'artifact_path'");
+                 const auto value = trimmed(path->second.value);
+                 if (value.empty())
+                   fail(stub, path->second.line, "[Models]/[" + name + "]/artifact_path is empty");
+                 std::filesystem::path root(value);
+                 if (root.is_relative())
+                   root = std::filesystem::absolute(stub).parent_path() / root;
+                 return root.lexically_normal();
+               });
 }
 
 DispatchedModel

@@ -114,8 +114,9 @@ PYBIND11_MODULE(_aoti, m)
          const at::Device & device,
          at::ScalarType dtype)
       {
-        auto result = guard("canonicalize_inputs",
-                            [&] { return canonicalize_inputs(inputs, names, base_shapes, device, dtype); });
+        auto result =
+            guard("canonicalize_inputs",
+                  [&] { return canonicalize_inputs(inputs, names, base_shapes, device, dtype); });
         return py::make_tuple(result.values, result.batch_shape);
       },
       py::arg("inputs"),

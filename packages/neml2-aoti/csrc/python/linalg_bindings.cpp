@@ -173,9 +173,8 @@ bind_linalg(py::module_ & m)
       "is freed, and everything when the object is released or deleted. Torch's allocator and "
       "malloc's settings are not touched. Thread-safe.")
       .def(py::init<std::size_t>(), py::arg("retained_bytes") = default_retained_workspace_bytes)
-      .def_property_readonly("free_bytes",
-                             &Workspace::free_bytes,
-                             "Bytes of freed outputs kept for reuse.")
+      .def_property_readonly(
+          "free_bytes", &Workspace::free_bytes, "Bytes of freed outputs kept for reuse.")
       .def("release", &Workspace::release, "Free every kept block now.");
   py::class_<PyWorkspaceScope>(
       m,
@@ -184,13 +183,14 @@ bind_linalg(py::module_ & m)
       "come from the workspace of the thread's outermost scope: `workspace`, or (None) a "
       "temporary one freed when that scope exits.")
       .def(py::init<OptionalWorkspaceArg>(), py::arg("workspace") = py::none())
-      .def("__enter__",
-           [](PyWorkspaceScope & self) -> PyWorkspaceScope &
-           {
-             guard("workspace_scope", [&] { self.enter(); });
-             return self;
-           },
-           py::return_value_policy::reference)
+      .def(
+          "__enter__",
+          [](PyWorkspaceScope & self) -> PyWorkspaceScope &
+          {
+            guard("workspace_scope", [&] { self.enter(); });
+            return self;
+          },
+          py::return_value_policy::reference)
       .def("__exit__",
            [](PyWorkspaceScope & self, const py::Args<py::object> &)
            {
@@ -214,9 +214,10 @@ bind_linalg(py::module_ & m)
       "An uninitialized contiguous CPU tensor: from this thread's workspace inside a "
       "workspace_scope (its memory returns there when freed), else a plain torch.empty.");
   m.attr("DEFAULT_RETAINED_WORKSPACE_BYTES") = default_retained_workspace_bytes;
-  m.def("workspace_free_bytes",
-        [] { return workspace_free_bytes(); },
-        "Bytes of freed outputs this thread's workspace holds for reuse (0 outside a "
-        "workspace_scope).");
+  m.def(
+      "workspace_free_bytes",
+      [] { return workspace_free_bytes(); },
+      "Bytes of freed outputs this thread's workspace holds for reuse (0 outside a "
+      "workspace_scope).");
 }
 } // namespace neml2::aoti::python

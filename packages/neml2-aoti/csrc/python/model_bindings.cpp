@@ -1,4 +1,5 @@
-// neml2.aoti._aoti.Model: the Python face of neml2::aoti::Model (aoti.md §4, seed 002).
+// neml2.aoti._aoti.Model: the Python face of neml2::aoti::Model (docs/design/runtime.md,
+// "Python face").
 //
 // Arguments are converted with the GIL held, every C++ call (loading included) runs with the GIL
 // released, and results are converted back with the GIL held again: Python threads that each own
@@ -206,7 +207,9 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
 
   cls.def(
       "forward",
-      [](Model & self, const TensorMappingArg & inputs, const OptionalTensorMappingArg & param_overrides)
+      [](Model & self,
+         const TensorMappingArg & inputs,
+         const OptionalTensorMappingArg & param_overrides)
       {
         auto in = to_map(inputs, "forward: inputs");
         auto ov = to_map(param_overrides, "forward: param_overrides");
@@ -248,7 +251,9 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
 
   cls.def(
       "jacobian",
-      [](Model & self, const TensorMappingArg & inputs, const OptionalTensorMappingArg & param_overrides)
+      [](Model & self,
+         const TensorMappingArg & inputs,
+         const OptionalTensorMappingArg & param_overrides)
       {
         auto in = to_map(inputs, "jacobian: inputs");
         auto ov = to_map(param_overrides, "jacobian: param_overrides");
@@ -267,7 +272,9 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
 
   cls.def(
       "param_jacobian",
-      [](Model & self, const TensorMappingArg & inputs, const OptionalTensorMappingArg & param_overrides)
+      [](Model & self,
+         const TensorMappingArg & inputs,
+         const OptionalTensorMappingArg & param_overrides)
       {
         auto in = to_map(inputs, "param_jacobian: inputs");
         auto ov = to_map(param_overrides, "param_jacobian: param_overrides");
@@ -385,9 +392,8 @@ serializes its own calls, so use one Model per thread for parallelism.)doc");
           &Model::solver_log,
           "Newton log lines of the last call (kept when collect_log is set).");
 
-  cls.def_property_readonly("input_names",
-                            &Model::input_names,
-                            "Master input names in graph-call order.");
+  cls.def_property_readonly(
+      "input_names", &Model::input_names, "Master input names in graph-call order.");
   cls.def_property_readonly("output_names", &Model::output_names, "Master output names.");
   cls.def_property_readonly("input_base_shapes",
                             &Model::input_base_shapes,

@@ -69,7 +69,7 @@ def graph(artifact: Callable[[str], Path], dtype_name: str) -> Callable[[str, st
 
 @pytest.fixture(scope="session")
 def scenario_file() -> Callable[[str], Path]:
-    """``scenario_file(name)`` → ``tests/scenarios/<name>.i``."""
+    """``scenario_file(name)`` → the shared ``scenarios/<name>.i``."""
     return scenario_input
 
 

@@ -193,3 +193,20 @@ def test_pair_without_a_block_layout_names_it(tmp_path: Path) -> None:
             example_batch_shape=["x='(2;3)'"],
             plan_only=True,
         )
+
+
+def test_ramped_incremental_variable_is_refused(capsys: Any, implicit: str, tmp_path: Path) -> None:
+    """With substepping, an incremental variable whose old value the residual does not read would
+    be held (not ramped) by the runtime: refused, naming the block, option and variable."""
+    text = Path(implicit).read_text()
+    text = text.replace("from = 'x x2 x3'", "from = 'x x2 x3 k'").replace(
+        "    solver = 'newton'\n",
+        "    solver = 'newton'\n    max_substepping_level = 2\n    incremental_variables = 'k'\n",
+    )
+    path = tmp_path / "ramped.i"
+    path.write_text(text)
+    err = _run(capsys, str(path), "--model", "model", "--plan", "--output-dir", str(tmp_path))
+    assert "[Models/model] option 'incremental_variables'" in err and "['k']" in err
+    # without substepping nothing is ramped: the same file plans
+    assert main([str(path), "--model", "model", "--plan", "--output-dir", str(tmp_path),
+                 "Models/model/max_substepping_level:=0"]) == 0  # fmt: skip

@@ -14,8 +14,9 @@ import torch
 from torch import nn
 
 from neml2.aoti.compile import _cache, _lower, _pipeline
+from neml2.aoti.compile.testing import scenarios_dir
 
-SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+SCENARIOS = scenarios_dir()
 
 
 class _Scale(nn.Module):

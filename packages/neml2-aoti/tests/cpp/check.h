@@ -78,14 +78,14 @@ main(int argc, char ** argv)
   static void CHECK_CAT(test_, name)();                                                            \
   static check::Register CHECK_CAT(reg_, name)(#name, &CHECK_CAT(test_, name));                    \
   static void CHECK_CAT(test_, name)()
-#define EXPECT(cond)                                                                                \
+#define EXPECT(cond)                                                                               \
   do                                                                                               \
   {                                                                                                \
     if (!(cond))                                                                                   \
       check::fail(__FILE__, __LINE__, "EXPECT(" #cond ") failed");                                 \
   } while (0)
 // EXPECT_THROWS(Type, statement, substring): statement throws Type whose what() has substring.
-#define EXPECT_THROWS(Type, stmt, substring)                                                        \
+#define EXPECT_THROWS(Type, stmt, substring)                                                       \
   do                                                                                               \
   {                                                                                                \
     bool caught_ = false;                                                                          \
@@ -97,9 +97,10 @@ main(int argc, char ** argv)
     {                                                                                              \
       caught_ = true;                                                                              \
       if (std::string(e_.what()).find(substring) == std::string::npos)                             \
-        check::fail(__FILE__, __LINE__, std::string("message '") + e_.what() +                   \
-                                            "' lacks '" + (substring) + "'");                      \
+        check::fail(__FILE__,                                                                      \
+                    __LINE__,                                                                      \
+                    std::string("message '") + e_.what() + "' lacks '" + (substring) + "'");       \
     }                                                                                              \
     if (!caught_)                                                                                  \
-      check::fail(__FILE__, __LINE__, "expected " #Type " from " #stmt);                          \
+      check::fail(__FILE__, __LINE__, "expected " #Type " from " #stmt);                           \
   } while (0)

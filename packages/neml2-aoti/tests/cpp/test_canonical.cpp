@@ -56,40 +56,45 @@ TEST_CASE(missing_and_extra_inputs)
 {
   EXPECT_THROWS(FatalError, run({{"strain", at::zeros({6}, opts)}}), "missing input 'T'");
   EXPECT_THROWS(FatalError,
-               run({{"strain", at::zeros({6}, opts)}, {"T", at::zeros({}, opts)},
-                    {"stress", at::zeros({6}, opts)}}),
-               "unexpected input 'stress'");
+                run({{"strain", at::zeros({6}, opts)},
+                     {"T", at::zeros({}, opts)},
+                     {"stress", at::zeros({6}, opts)}}),
+                "unexpected input 'stress'");
 }
 
 TEST_CASE(wrong_base_shape)
 {
   EXPECT_THROWS(FatalError,
-               run({{"strain", at::zeros({2, 1}, opts)}, {"T", at::zeros({2}, opts)}}),
-               "input 'strain': non-canonical shape [2, 1], expected trailing base shape [6]");
-  EXPECT_THROWS(FatalError, run({{"strain", at::zeros({}, opts)}, {"T", at::zeros({2}, opts)}}),
-               "non-canonical shape []");
+                run({{"strain", at::zeros({2, 1}, opts)}, {"T", at::zeros({2}, opts)}}),
+                "input 'strain': non-canonical shape [2, 1], expected trailing base shape [6]");
+  EXPECT_THROWS(FatalError,
+                run({{"strain", at::zeros({}, opts)}, {"T", at::zeros({2}, opts)}}),
+                "non-canonical shape []");
 }
 
 TEST_CASE(dtype_and_device_are_never_cast)
 {
   EXPECT_THROWS(FatalError,
-               run({{"strain", at::zeros({6}, at::kFloat)}, {"T", at::zeros({}, opts)}}),
-               "input 'strain' has dtype Float but the model expects Double");
+                run({{"strain", at::zeros({6}, at::kFloat)}, {"T", at::zeros({}, opts)}}),
+                "input 'strain' has dtype Float but the model expects Double");
   auto meta = opts.device(at::kMeta);
-  EXPECT_THROWS(FatalError, run({{"strain", at::zeros({6}, meta)}, {"T", at::zeros({}, opts)}}),
-               "input 'strain' is on device meta but the model runs on cpu");
+  EXPECT_THROWS(FatalError,
+                run({{"strain", at::zeros({6}, meta)}, {"T", at::zeros({}, opts)}}),
+                "input 'strain' is on device meta but the model runs on cpu");
 }
 
 TEST_CASE(incompatible_batches)
 {
-  EXPECT_THROWS(FatalError, run({{"strain", at::zeros({4, 6}, opts)}, {"T", at::zeros({3}, opts)}}),
-               "input 'T': batch shape [3] does not broadcast with the batch shape [4]");
+  EXPECT_THROWS(FatalError,
+                run({{"strain", at::zeros({4, 6}, opts)}, {"T", at::zeros({3}, opts)}}),
+                "input 'T': batch shape [3] does not broadcast with the batch shape [4]");
 }
 
 TEST_CASE(undefined_tensor)
 {
-  EXPECT_THROWS(FatalError, run({{"strain", at::Tensor()}, {"T", at::zeros({}, opts)}}),
-               "input 'strain' is an undefined tensor");
+  EXPECT_THROWS(FatalError,
+                run({{"strain", at::Tensor()}, {"T", at::zeros({}, opts)}}),
+                "input 'strain' is an undefined tensor");
 }
 
 TEST_CASE(env_truthy_rules)

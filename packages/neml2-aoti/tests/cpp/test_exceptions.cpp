@@ -1,4 +1,4 @@
-// The neml2::aoti exception taxonomy and guard (aoti.md §3.4).
+// The neml2::aoti exception taxonomy and guard (docs/design/runtime.md, "Exceptions", "Guard").
 #include <new>
 #include <stdexcept>
 
@@ -86,8 +86,8 @@ TEST_CASE(aggregate_is_catchable_as_exception)
 
 TEST_CASE(guard_passes_neml2_exceptions_through)
 {
-  EXPECT_THROWS(ConvergenceError, guard("forward", [] { throw ConvergenceError("diverged"); }),
-               "diverged");
+  EXPECT_THROWS(
+      ConvergenceError, guard("forward", [] { throw ConvergenceError("diverged"); }), "diverged");
   try
   {
     guard("forward", [] { throw ConvergenceError("diverged"); });
@@ -101,11 +101,13 @@ TEST_CASE(guard_passes_neml2_exceptions_through)
 
 TEST_CASE(guard_converts_foreign_exceptions)
 {
-  EXPECT_THROWS(FatalError, guard("forward", [] { throw std::out_of_range("idx"); }), "forward: idx");
+  EXPECT_THROWS(
+      FatalError, guard("forward", [] { throw std::out_of_range("idx"); }), "forward: idx");
   EXPECT_THROWS(FatalError, guard("jvp", [] { throw std::bad_alloc(); }), "jvp: ");
   EXPECT_THROWS(FatalError, guard("jacobian", [] { throw 42; }), "jacobian: unknown exception");
-  EXPECT_THROWS(FatalError, guard("forward", [] { TORCH_CHECK(false, "torch says no"); }),
-               "forward: torch says no");
+  EXPECT_THROWS(FatalError,
+                guard("forward", [] { TORCH_CHECK(false, "torch says no"); }),
+                "forward: torch says no");
   try
   {
     guard("forward", [] { TORCH_CHECK(false, "torch says no"); });

@@ -87,7 +87,8 @@ TEST_CASE(emit_routes_through_the_sink)
   log::end_solve(log::Channel::Driver, "step 1");
   log::emit(log::Channel::Driver, log::Level::Silent, "never");
   EXPECT(cap.lines.size() == 4);
-  EXPECT(cap.lines[0].first == log::Level::Warning && cap.lines[0].second == "[neml2:driver ][warn] two");
+  EXPECT(cap.lines[0].first == log::Level::Warning &&
+         cap.lines[0].second == "[neml2:driver ][warn] two");
   EXPECT(cap.lines[1].second == "[neml2:driver ][warn] lines");
   EXPECT(cap.lines[2].first == log::Level::Info &&
          cap.lines[2].second == "[neml2:driver ][info] ---- begin step 1 ----");

@@ -78,8 +78,17 @@ TEST_CASE(syntax_errors_name_file_line_column)
   EXPECT(!contains(msg, "[json.exception"));
   a.write_metadata("[1e999]");
   EXPECT(contains(load_error(a), "metadata.json: invalid JSON:"));
-  for (const char * bad : {R"({"a": "\x"})", R"({"a": "\u12"})", "01", "1.", "-", "1e", "[1,]",
-                           "{\"a\" 1}", "{\"a\":1,}", "\"unterminated", ""})
+  for (const char * bad : {R"({"a": "\x"})",
+                           R"({"a": "\u12"})",
+                           "01",
+                           "1.",
+                           "-",
+                           "1e",
+                           "[1,]",
+                           "{\"a\" 1}",
+                           "{\"a\":1,}",
+                           "\"unterminated",
+                           ""})
   {
     a.write_metadata(bad);
     EXPECT(contains(load_error(a), "invalid JSON"));
@@ -110,7 +119,8 @@ TEST_CASE(wrong_types_and_missing_keys_name_the_json_pointer)
   {
     ArtifactCopy a("elasticity");
     a.replace("\"schema_version\": 3", "\"schema_version\": 18446744073709551615");
-    EXPECT(contains(load_error(a), "/schema_version: integer 18446744073709551615 is out of range"));
+    EXPECT(
+        contains(load_error(a), "/schema_version: integer 18446744073709551615 is out of range"));
   }
   {
     ArtifactCopy a("elasticity");

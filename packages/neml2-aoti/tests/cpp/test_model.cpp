@@ -54,9 +54,10 @@ parity(const std::string & scenario)
         iters = std::stoll(line.substr(pos + 6));
     }
     if (iters != static_cast<int64_t>(refs.at("iters").item<double>()))
-      check::fail(__FILE__, __LINE__, scenario + ": C++ Newton took " + std::to_string(iters) +
-                                          " updates, py-eager " +
-                                          std::to_string(refs.at("iters").item<double>()));
+      check::fail(__FILE__,
+                  __LINE__,
+                  scenario + ": C++ Newton took " + std::to_string(iters) + " updates, py-eager " +
+                      std::to_string(refs.at("iters").item<double>()));
     unsetenv("NEML2_LOGS");
     c.collect_log = false;
     m.set_solver_config(c);
@@ -72,8 +73,8 @@ parity(const std::string & scenario)
     {
       const auto slash = key.find('/');
       const auto & block = J.at(key.substr(0, slash)).at(key.substr(slash + 1));
-      expect_close(block.dim() < ref.dim() ? block.expand(ref.sizes()) : block, ref,
-                   scenario + " J " + key);
+      expect_close(
+          block.dim() < ref.dim() ? block.expand(ref.sizes()) : block, ref, scenario + " J " + key);
     }
     const auto [jv_values, jv] = m.jvp(inputs, reference::group(refs, "tan"));
     for (const auto & [name, ref] : reference::group(refs, "jvp"))
@@ -88,7 +89,8 @@ parity(const std::string & scenario)
     for (const auto & [key, ref] : PJref)
     {
       const auto slash = key.find('/');
-      expect_close(PJ.at(key.substr(0, slash)).at(key.substr(slash + 1)), ref,
+      expect_close(PJ.at(key.substr(0, slash)).at(key.substr(slash + 1)),
+                   ref,
                    scenario + " param_jacobian " + key);
     }
   }
@@ -102,11 +104,26 @@ inputs_of(const std::string & scenario)
 }
 } // namespace
 
-TEST_CASE(parity_elasticity) { parity("elasticity"); }
-TEST_CASE(parity_scalar_implicit) { parity("scalar_implicit"); }
-TEST_CASE(parity_chaboche) { parity("chaboche"); }
-TEST_CASE(parity_taylor) { parity("taylor"); }
-TEST_CASE(parity_sub_batch) { parity("sub_batch"); }
+TEST_CASE(parity_elasticity)
+{
+  parity("elasticity");
+}
+TEST_CASE(parity_scalar_implicit)
+{
+  parity("scalar_implicit");
+}
+TEST_CASE(parity_chaboche)
+{
+  parity("chaboche");
+}
+TEST_CASE(parity_taylor)
+{
+  parity("taylor");
+}
+TEST_CASE(parity_sub_batch)
+{
+  parity("sub_batch");
+}
 
 TEST_CASE(float32_leaf)
 {
@@ -223,8 +240,8 @@ TEST_CASE(const_model_calls_and_param_jacobian_pair)
   expect_close(P.at("stress").at("model.E"), y.at("stress") / E, "d stress / d E = stress / E");
   expect_close(m.jacobian(in).first.at("stress"), y.at("stress"), "jacobian outputs");
   const auto w = at::ones_like(y.at("stress"));
-  expect_close(m.param_vjp(in, {{"stress", w}}).at("model.E"), (y.at("stress") / E).sum(),
-               "param_vjp");
+  expect_close(
+      m.param_vjp(in, {{"stress", w}}).at("model.E"), (y.at("stress") / E).sum(), "param_vjp");
 }
 
 TEST_CASE(param_vjp_contracts_param_jacobian)
@@ -349,7 +366,8 @@ TEST_CASE(substepping_matches_chained_half_steps)
   const auto one = at::ones({1}, at::kDouble);
   const TensorMap full{{"x", one}, {"x~1", one}, {"t~1", 0 * one}, {"t", 100 * one}};
   const auto x = sub.forward(full).at("x");
-  const auto h = plain.forward({{"x", one}, {"x~1", one}, {"t~1", 0 * one}, {"t", 50 * one}}).at("x");
+  const auto h =
+      plain.forward({{"x", one}, {"x~1", one}, {"t~1", 0 * one}, {"t", 50 * one}}).at("x");
   const auto e = plain.forward({{"x", h}, {"x~1", h}, {"t~1", 50 * one}, {"t", 100 * one}}).at("x");
   std::string why;
   if (!reference::close(x, e, 1e-9, &why))

@@ -133,7 +133,8 @@ TEST_CASE(missing_leaf)
   auto end = text.find('[', begin); // the ']' closing the leaves list (its entries hold lists)
   for (int depth = 0; (depth += text[end] == '[' ? 1 : text[end] == ']' ? -1 : 0) > 0;)
     ++end;
-  a.write_metadata(text.replace(begin, end + 1 - begin,
+  a.write_metadata(text.replace(begin,
+                                end + 1 - begin,
                                 "\"leaves\": [{\"device\": \"cpu\", \"dtype\": \"float64\", "
                                 "\"path\": \"cpu/float64\"}]"));
   EXPECT_FATAL(Model(a.root, c10::kCPU, c10::kFloat),

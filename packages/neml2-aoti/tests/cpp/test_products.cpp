@@ -23,8 +23,8 @@ reference(const std::vector<ProductTerm> & terms)
   at::Tensor out;
   for (const auto & t : terms)
   {
-    auto term = t.scale * (t.a.defined() ? t.a.to(at::kDouble) * t.b.to(at::kDouble)
-                                         : t.b.to(at::kDouble));
+    auto term =
+        t.scale * (t.a.defined() ? t.a.to(at::kDouble) * t.b.to(at::kDouble) : t.b.to(at::kDouble));
     out = out.defined() ? out + term : term;
   }
   return out;
@@ -111,12 +111,15 @@ TEST_CASE(bad_terms)
 {
   auto x = at::randn({3, 4}, at::TensorOptions().dtype(at::kDouble));
   EXPECT_THROWS(FatalError, sum_of_products({}), "no terms");
-  EXPECT_THROWS(FatalError, sum_of_products({{1.0, x, at::Tensor()}}), "term 0 operand b is undefined");
-  EXPECT_THROWS(FatalError, sum_of_products({{1.0, at::Tensor(), x}, {1.0, x, x.to(at::kFloat)}}),
-                "term 1 operand b: dtype Float");
+  EXPECT_THROWS(
+      FatalError, sum_of_products({{1.0, x, at::Tensor()}}), "term 0 operand b is undefined");
   EXPECT_THROWS(FatalError,
-                sum_of_products({{1.0, at::Tensor(), x}, {1.0, at::Tensor(), at::randn({5}, x.options())}}),
-                "do not broadcast together");
+                sum_of_products({{1.0, at::Tensor(), x}, {1.0, x, x.to(at::kFloat)}}),
+                "term 1 operand b: dtype Float");
+  EXPECT_THROWS(
+      FatalError,
+      sum_of_products({{1.0, at::Tensor(), x}, {1.0, at::Tensor(), at::randn({5}, x.options())}}),
+      "do not broadcast together");
 }
 
 int

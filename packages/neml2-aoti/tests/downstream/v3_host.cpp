@@ -13,7 +13,7 @@
 //     std::nullopt, {...}): a Python extension registering the model type the input file uses;
 //   - the export macros of aoti/aoti_export.h and eager/eager_export.h.
 // The test runs in this folder, so "v3_ext.py" is found relative to the working directory.
-// Usage: v3_host <scenarios> [<artifacts>] (packages/neml2-aoti/tests/scenarios and the compiled
+// Usage: v3_host <scenarios> [<artifacts>] (the repository's scenarios/ and the compiled
 // scenario folder, by default $NEML2_TEST_ARTIFACTS).
 #include <algorithm>
 #include <cstdlib>
@@ -119,10 +119,9 @@ using PJ = std::pair<std::map<std::string, at::Tensor>, neml2::aoti::VariablePai
 static_assert(std::is_same_v<decltype(std::declval<const neml2::aoti::Model &>().param_jacobian(
                                  std::map<std::string, at::Tensor>{})),
                              PJ>);
-static_assert(
-    std::is_same_v<decltype(std::declval<const neml2::aoti::DispatchedModel &>().param_jacobian(
-                       std::map<std::string, at::Tensor>{})),
-                   PJ>);
+static_assert(std::is_same_v<decltype(std::declval<const neml2::aoti::DispatchedModel &>()
+                                          .param_jacobian(std::map<std::string, at::Tensor>{})),
+                             PJ>);
 static_assert(std::is_same_v<decltype(std::declval<const neml2::eager::Model &>().param_jacobian(
                                  std::map<std::string, at::Tensor>{})),
                              PJ>);
@@ -159,7 +158,8 @@ check_param_jacobian(const neml2::aoti::Model & model,
   const auto fd = (up - dn) / (2 * h);
   const auto & block = P.at(out).at(param);
   const double scale = std::max(1.0, fd.abs().max().item<double>());
-  require(max_diff(block, fd) <= 1e-5 * scale, what + ": d" + out + "/d" + param + " is not the FD");
+  require(max_diff(block, fd) <= 1e-5 * scale,
+          what + ": d" + out + "/d" + param + " is not the FD");
 }
 
 /// One backward-Euler step of dx/dt = -2 x^3 per batch element (the scalar_implicit scenario).
@@ -292,7 +292,9 @@ run(const fs::path & artifacts, const fs::path & scenarios)
     const neml2::eager::Model twice(ext_input, "model", std::nullopt, {"v3_ext.py", "v3_ext.py"});
     require(twice.device() == c10::Device(c10::kCPU), "extension model device");
     const neml2::eager::Model on_cpu(ext_input, "model", c10::Device("cpu"), {"v3_ext.py"});
-    expect_close(on_cpu.forward({{"x", xs}}), {{"y", 0.5 * xs + 1.0}}, 1e-15,
+    expect_close(on_cpu.forward({{"x", xs}}),
+                 {{"y", 0.5 * xs + 1.0}},
+                 1e-15,
                  "extension with device_override");
   }
   require(host_hidden() == 3, "export macros");

@@ -13,8 +13,12 @@ from typing import Any
 
 import torch
 
-from neml2.aoti.compile.testing import SCENARIOS as COMPILE
-from neml2.aoti.compile.testing import scenario_artifact, scenario_compile_args, scenario_input
+from neml2.aoti.compile.testing import (
+    SCENARIOS as COMPILE,
+    scenario_artifact,
+    scenario_compile_args,
+    scenario_input,
+)
 
 __all__ = [
     "COMPILE",

@@ -35,7 +35,7 @@ def test_properties(elastic: Model, device: torch.device, dtype: torch.dtype) ->
 def test_defaults_are_cpu_float64(
     artifact: Callable[[str], Path], device: torch.device, dtype: torch.dtype
 ) -> None:
-    """Not torch's ambient defaults (aoti.md §4)."""
+    """Not torch's ambient defaults (``docs/design/runtime.md``, "Python face")."""
     if (device.type, dtype) != ("cpu", torch.float64):
         pytest.skip("loads the cpu/float64 leaf, compiled for the cpu/float64 run")
     old = torch.get_default_dtype()

@@ -143,7 +143,7 @@ def test_other_torch_version(
 def test_metadata_file_as_path(
     artifact: Callable[[str], Path], device: torch.device, dtype: torch.dtype, strain: torch.Tensor
 ) -> None:
-    """Seed 002 passes the metadata JSON: the folder holding it is the artifact."""
+    """A path to the metadata JSON (as NEML2 v3 hosts pass it) names the folder holding it."""
     root = artifact("elasticity")
     a = Model(root / "metadata.json", device, dtype).forward({"strain": strain})
     b = Model(root, device, dtype).forward({"strain": strain})

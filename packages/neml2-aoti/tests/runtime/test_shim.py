@@ -17,6 +17,7 @@ import torch
 import neml2
 from neml2._registry import registry
 from neml2.aoti import AOTIModel, FatalError, Model
+from neml2.models import RouteModel
 from neml2.tensors import SR2, Scalar
 from runtime._scenarios import relax_eager_for_float32, relax_for_float32
 
@@ -32,6 +33,11 @@ def _close(got: torch.Tensor, ref: torch.Tensor) -> None:
 
 def _load(stub: Path, device: torch.device, dtype: torch.dtype) -> Any:
     return relax_for_float32(neml2.load_model(stub, "model", device=device, dtype=dtype))
+
+
+def _is_route_model(shim: AOTIModel) -> RouteModel:
+    """Static check (mypy): the shim has the call surface every Python route offers."""
+    return shim
 
 
 def test_registered_through_entry_point() -> None:
@@ -64,6 +70,7 @@ def test_load_model_matches_eager(
     eager = neml2.load_model(scenario_file(scenario), "model", device=device, dtype=dtype)
     relax_eager_for_float32(eager, dtype)
     assert isinstance(shim, AOTIModel)
+    assert isinstance(shim, RouteModel) and isinstance(eager, RouteModel)
     assert shim.input_spec == eager.input_spec
     assert shim.output_spec == eager.output_spec
     x = scenario_inputs(shim.runtime, 5)

@@ -55,13 +55,13 @@ public:
             const std::string & model_name,
             const LoadOptions & o)
     : bridge(py::module_::import("neml2.eager._bridge")
-                 .attr("EagerModel")(input_file.string(),
-                                     model_name,
-                                     o.device ? py::object(py::str(o.device->str())) : py::none(),
-                                     py::cast(at::empty({0}, at::TensorOptions().dtype(o.dtype)))
-                                         .attr("dtype"),
-                                     o.overrides,
-                                     o.load)),
+                 .attr("EagerModel")(
+                     input_file.string(),
+                     model_name,
+                     o.device ? py::object(py::str(o.device->str())) : py::none(),
+                     py::cast(at::empty({0}, at::TensorOptions().dtype(o.dtype))).attr("dtype"),
+                     o.overrides,
+                     o.load)),
       inputs(bridge.attr("input_variables")().cast<std::vector<VarRecord>>()),
       outputs(bridge.attr("output_variables")().cast<std::vector<VarRecord>>()),
       options(bridge.attr("options")().cast<at::Tensor>().options())
@@ -89,9 +89,7 @@ public:
   {
     // The Python object is used under the GIL and `mutex` only, so a const Model may call it.
     return detail::with_python(
-        op_name(method),
-        [&] { return bridge.attr(method)(args...).template cast<T>(); },
-        &mutex);
+        op_name(method), [&] { return bridge.attr(method)(args...).template cast<T>(); }, &mutex);
   }
 
   /// Serializes the calls on this model (see detail::with_python).

@@ -23,14 +23,14 @@ set_default_dtype(Dtype dtype)
                            " is not a floating-point dtype");
   // Through Python: importing torch resets the default to float32, so the interpreter (and
   // torch) must be up first; torch.set_default_dtype then sets the one process-wide default.
-  eager::detail::with_python("neml2::set_default_dtype",
-                             [&]
-                             {
-                               const auto torch = pybind11::module_::import("torch");
-                               torch.attr("set_default_dtype")(
-                                   pybind11::cast(at::empty({0}, at::TensorOptions().dtype(dtype)))
-                                       .attr("dtype"));
-                             });
+  eager::detail::with_python(
+      "neml2::set_default_dtype",
+      [&]
+      {
+        const auto torch = pybind11::module_::import("torch");
+        torch.attr("set_default_dtype")(
+            pybind11::cast(at::empty({0}, at::TensorOptions().dtype(dtype))).attr("dtype"));
+      });
 }
 
 Dtype

@@ -87,9 +87,10 @@ call(const std::string & op,
       {
         py::object result = py::module_::import(module.c_str()).attr(function.c_str())(inputs);
         if (!py::isinstance<py::dict>(result))
-          throw aoti::FatalError(op + ": " + module + "." + function + " returned " +
-                                 std::string(py::str(py::type::handle_of(result).attr("__name__"))) +
-                                 ", expected dict[str, Tensor]");
+          throw aoti::FatalError(
+              op + ": " + module + "." + function + " returned " +
+              std::string(py::str(py::type::handle_of(result).attr("__name__"))) +
+              ", expected dict[str, Tensor]");
         try
         {
           return result.cast<TensorMap>();

@@ -60,8 +60,8 @@ with_python(const std::string & op, F && fn, std::mutex * serialize = nullptr)
                        }
                        catch (const pybind11::cast_error & e)
                        {
-                         throw aoti::FatalError(op + ": unexpected result from Python: " +
-                                                e.what());
+                         throw aoti::FatalError(op +
+                                                ": unexpected result from Python: " + e.what());
                        }
                      });
 }

@@ -41,8 +41,12 @@ main(int argc, char ** argv)
 {
   const int calls = argc > 1 ? std::atoi(argv[1]) : 2000;
   const char * names[] = {"elasticity", "scalar_implicit"};
-  std::printf("%-16s %14s %14s %14s %8s\n", "model (B=1)", "py-eager [us]", "bridge [us]",
-              "cpp-eager [us]", "ratio");
+  std::printf("%-16s %14s %14s %14s %8s\n",
+              "model (B=1)",
+              "py-eager [us]",
+              "bridge [us]",
+              "cpp-eager [us]",
+              "ratio");
   for (int s = 0; s < 2; ++s)
   {
     const int n = s == 0 ? calls : calls / 10;
@@ -51,11 +55,13 @@ main(int argc, char ** argv)
     auto args = x;
     args["__calls__"] = at::scalar_tensor(n, at::kLong);
     args["__scenario__"] = at::scalar_tensor(s, at::kLong);
-    const double py = eager::call("bench", "eager_bench", "py_eager", args).at("seconds").item<double>();
-    const double br = eager::call("bench", "eager_bench", "bridge", args).at("seconds").item<double>();
+    const double py =
+        eager::call("bench", "eager_bench", "py_eager", args).at("seconds").item<double>();
+    const double br =
+        eager::call("bench", "eager_bench", "bridge", args).at("seconds").item<double>();
     const double cpp = cpp_eager(m, x, n);
-    std::printf("%-16s %14.1f %14.1f %14.1f %8.2f\n", names[s], 1e6 * py, 1e6 * br, 1e6 * cpp,
-                cpp / py);
+    std::printf(
+        "%-16s %14.1f %14.1f %14.1f %8.2f\n", names[s], 1e6 * py, 1e6 * br, 1e6 * cpp, cpp / py);
   }
   return 0;
 }

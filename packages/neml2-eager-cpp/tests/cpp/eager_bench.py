@@ -8,6 +8,7 @@ into ``SCENARIOS``); the result is ``{"seconds": per-call seconds}`` (best of 5 
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,12 +19,13 @@ import neml2
 from neml2.eager._bridge import EagerModel
 
 SCENARIOS = ("elasticity", "scalar_implicit")
-_INPUTS = Path(__file__).resolve().parent / "inputs"
+#: the shared scenario inputs (``scenarios/``: set NEML2_SCENARIOS, as ctest does)
+_SCENARIO_DIR = Path(os.environ["NEML2_SCENARIOS"])
 
 
 def _split(args: dict[str, torch.Tensor]) -> tuple[Path, int, dict[str, torch.Tensor]]:
     calls = int(args["__calls__"].item())
-    path = _INPUTS / f"{SCENARIOS[int(args['__scenario__'].item())]}.i"
+    path = _SCENARIO_DIR / f"{SCENARIOS[int(args['__scenario__'].item())]}.i"
     return path, calls, {k: v for k, v in args.items() if not k.startswith("__")}
 
 

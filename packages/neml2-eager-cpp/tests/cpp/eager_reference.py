@@ -1,6 +1,6 @@
 """py-eager reference values for the C++ parity tests (called through ``neml2::eager::call``).
 
-Each scenario ``<s>`` (an input file in ``inputs/``, model ``model``) gets the functions
+Each scenario ``<s>`` (the shared ``scenarios/<s>.i``, model ``model``) gets the functions
 ``<s>__forward``, ``<s>__jvp`` and ``<s>__jacobian``. They load the model with
 ``neml2.load_model`` and evaluate it on typed plain-batch inputs, independently of the
 ``neml2.eager`` bridge. Results are flattened into one ``dict[str, Tensor]``:
@@ -12,6 +12,7 @@ Each scenario ``<s>`` (an input file in ``inputs/``, model ``model``) gets the f
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -21,13 +22,14 @@ import torch
 
 import neml2
 
-_INPUTS = Path(__file__).resolve().parent / "inputs"
 _SCENARIOS = ("elasticity", "scalar_implicit", "chaboche")
+#: the shared scenario inputs (``scenarios/``: CMakeLists.txt sets the variable)
+_SCENARIO_DIR = Path(os.environ["NEML2_SCENARIOS"])
 
 
 @cache
 def _model(scenario: str) -> Any:
-    return neml2.load_model(_INPUTS / f"{scenario}.i", "model")
+    return neml2.load_model(_SCENARIO_DIR / f"{scenario}.i", "model")
 
 
 def _typed(model: Any, values: dict[str, torch.Tensor]) -> dict[str, Any]:

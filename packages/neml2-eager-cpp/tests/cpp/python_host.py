@@ -7,6 +7,7 @@ taxonomy, and serve two Python threads (one calling with the GIL held, one witho
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from pathlib import Path
@@ -17,11 +18,12 @@ import torch
 import neml2
 from neml2.tensors import SR2
 
-INPUTS = Path(__file__).resolve().parent / "inputs"
+#: the shared scenario inputs (``scenarios/``: CMakeLists.txt sets the variable)
+SCENARIOS = Path(os.environ["NEML2_SCENARIOS"])
 
 
 def main() -> int:
-    path = str(INPUTS / "elasticity.i")
+    path = str(SCENARIOS / "elasticity.i")
     model = ext.Model(path, "model")
     assert not ext.started_interpreter(), "a Python host's interpreter must be reused"
     assert model.input_names() == ["strain"]

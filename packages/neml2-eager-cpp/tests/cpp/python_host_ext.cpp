@@ -20,9 +20,7 @@ PYBIND11_MODULE(python_host_ext, m)
       .def(py::init<const std::string &, const std::string &>())
       .def("forward", &neml2::eager::Model::forward)
       // Runs the C++ call with the GIL released, as a multi-threaded host would.
-      .def("forward_nogil",
-           &neml2::eager::Model::forward,
-           py::call_guard<py::gil_scoped_release>())
+      .def("forward_nogil", &neml2::eager::Model::forward, py::call_guard<py::gil_scoped_release>())
       .def("input_names", &neml2::eager::Model::input_names);
   m.def("recoverable_message",
         [](neml2::eager::Model & model, const neml2::aoti::TensorMap & inputs) -> std::string

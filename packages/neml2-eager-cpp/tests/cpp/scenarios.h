@@ -16,9 +16,17 @@ namespace scenarios
 {
 using neml2::aoti::TensorMap;
 
-/// inputs/<name>.i (the folder comes from the build: NEML2_EAGER_TEST_INPUTS).
+/// The repository's shared scenarios/<name>.i (the folder comes from the build: NEML2_SCENARIOS).
 inline std::string
 input_file(const std::string & name)
+{
+  return std::string(NEML2_SCENARIOS) + "/" + name + ".i";
+}
+
+/// inputs/<name>.i, an input only these tests use (the folder comes from the build:
+/// NEML2_EAGER_TEST_INPUTS).
+inline std::string
+test_input_file(const std::string & name)
 {
   return std::string(NEML2_EAGER_TEST_INPUTS) + "/" + name + ".i";
 }
@@ -77,9 +85,8 @@ expect_close(const at::Tensor & a,
              double atol = 1e-12)
 {
   if (a.sizes() != b.sizes())
-    check::fail(__FILE__,
-                __LINE__,
-                what + ": shape " + c10::str(a.sizes()) + " != " + c10::str(b.sizes()));
+    check::fail(
+        __FILE__, __LINE__, what + ": shape " + c10::str(a.sizes()) + " != " + c10::str(b.sizes()));
   if (!at::allclose(a, b, rtol, atol))
   {
     std::ostringstream msg;

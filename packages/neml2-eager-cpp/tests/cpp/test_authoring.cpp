@@ -19,10 +19,10 @@ using namespace neml2;
 
 namespace
 {
-const std::string seed004 = NEML2_EAGER_TEST_INPUTS "/../tutorial/input.i";
+const std::string three_rates = NEML2_EAGER_TEST_INPUTS "/../tutorial/input.i";
 
 ValueMap
-seed004_inputs(const TensorOptions & options = default_tensor_options())
+three_rates_inputs(const TensorOptions & options = default_tensor_options())
 {
   return {{"a", Scalar::full(1.0, options)},
           {"b", Scalar::full(2.0, options)},
@@ -37,13 +37,13 @@ seed004_inputs(const TensorOptions & options = default_tensor_options())
 
 TEST_CASE(authoring_value)
 {
-  static_assert(std::is_same_v<decltype(load_model(seed004, "eq")), std::shared_ptr<Model>>);
+  static_assert(std::is_same_v<decltype(load_model(three_rates, "eq")), std::shared_ptr<Model>>);
   set_default_dtype(kFloat64);
   EXPECT(get_default_dtype() == kFloat64);
-  auto model = load_model(seed004, "eq");
+  auto model = load_model(three_rates, "eq");
   EXPECT(model->name() == "eq");
   EXPECT(model->eager().dtype() == kFloat64);
-  const auto out = model->value(seed004_inputs());
+  const auto out = model->value(three_rates_inputs());
   EXPECT(out.size() == 3);
   const std::map<std::string, double> want{{"a_rate", 5.0}, {"b_rate", 10.0}, {"c_rate", 5.0}};
   for (const auto & [name, v] : want)
@@ -53,7 +53,7 @@ TEST_CASE(authoring_value)
     EXPECT(std::abs(y.item<double>() - v) < 1e-12);
   }
   // batched inputs keep their batch; batch-less ones broadcast against them
-  auto in = seed004_inputs();
+  auto in = three_rates_inputs();
   in["a"] = Scalar(at::tensor({1.0, 2.0, 3.0}, at::kDouble));
   const auto batched = model->value(in);
   EXPECT(batched.at("a_rate").sizes() == at::IntArrayRef({3}));
@@ -68,7 +68,7 @@ TEST_CASE(authoring_default_dtype)
 {
   EXPECT(get_default_dtype() == kFloat32);
   EXPECT(Scalar::full(1.0).scalar_type() == kFloat32 && Scalar::full(1.0).dim() == 0);
-  EXPECT(load_model(seed004, "eq")->eager().dtype() == kFloat32);
+  EXPECT(load_model(three_rates, "eq")->eager().dtype() == kFloat32);
   EXPECT_THROWS(aoti::FatalError, set_default_dtype(kInt64), "is not a floating-point dtype");
   set_default_dtype(kFloat64);
   EXPECT(Scalar::full(1.0).scalar_type() == kFloat64);
@@ -77,7 +77,7 @@ TEST_CASE(authoring_default_dtype)
 
 TEST_CASE(authoring_print)
 {
-  auto model = load_model(seed004, "eq");
+  auto model = load_model(three_rates, "eq");
   std::ostringstream os;
   os << *model;
   EXPECT(os.str() == "Name: eq\nInput: a [Scalar]\na~1 [Scalar]\nb [Scalar]\nb~1 [Scalar]\n"
@@ -92,26 +92,25 @@ TEST_CASE(authoring_errors_of_the_eager_route)
   EXPECT_THROWS(aoti::FatalError,
                 load_model(NEML2_EAGER_TEST_INPUTS "/missing.i", "eq"),
                 "neml2::eager::Model::load_model: FileNotFoundError: input file");
-  EXPECT_THROWS(aoti::FatalError,
-                load_model(seed004, "nope"),
-                "neml2::eager::Model::load_model: ");
-  auto model = load_model(seed004, "eq");
-  auto in = seed004_inputs();
+  EXPECT_THROWS(
+      aoti::FatalError, load_model(three_rates, "nope"), "neml2::eager::Model::load_model: ");
+  auto model = load_model(three_rates, "eq");
+  auto in = three_rates_inputs();
   in.erase("t~1");
   EXPECT_THROWS(aoti::FatalError,
                 model->value(in),
                 "neml2::eager::Model::value: ValueError: missing input 't~1'");
   EXPECT_THROWS(aoti::FatalError,
-                model->value(seed004_inputs(at::TensorOptions().dtype(kFloat32))),
+                model->value(three_rates_inputs(at::TensorOptions().dtype(kFloat32))),
                 "neml2::eager::Model::value: TypeError: input 'a': dtype");
 }
 
 TEST_CASE(authoring_tracing_off_by_default)
 {
   set_default_dtype(kFloat64);
-  auto model = load_model(seed004, "eq");
+  auto model = load_model(three_rates, "eq");
   for (int i = 0; i < 3; i++)
-    model->value(seed004_inputs());
+    model->value(three_rates_inputs());
   EXPECT_THROWS(aoti::FatalError,
                 jit::last_executed_optimized_graph(),
                 "neml2::jit::last_executed_optimized_graph: no traced graph has run");

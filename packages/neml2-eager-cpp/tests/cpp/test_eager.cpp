@@ -108,17 +108,21 @@ TEST_CASE(convergence_error_carries_failure_data)
 
 TEST_CASE(malformed_results_are_fatal)
 {
-  EXPECT_THROWS(aoti::FatalError, eager::call("forward", "eager_helpers", "not_a_dict", inputs()),
+  EXPECT_THROWS(aoti::FatalError,
+                eager::call("forward", "eager_helpers", "not_a_dict", inputs()),
                 "forward: eager_helpers.not_a_dict returned int, expected dict[str, Tensor]");
-  EXPECT_THROWS(aoti::FatalError, eager::call("forward", "eager_helpers", "not_tensors", inputs()),
+  EXPECT_THROWS(aoti::FatalError,
+                eager::call("forward", "eager_helpers", "not_tensors", inputs()),
                 "forward: eager_helpers.not_tensors returned a dict that is not dict[str, Tensor]");
 }
 
 TEST_CASE(import_errors_are_fatal)
 {
-  EXPECT_THROWS(aoti::FatalError, eager::call("load", "no_such_module_xyz", "f", {}),
+  EXPECT_THROWS(aoti::FatalError,
+                eager::call("load", "no_such_module_xyz", "f", {}),
                 "load: ModuleNotFoundError: No module named 'no_such_module_xyz'");
-  EXPECT_THROWS(aoti::FatalError, eager::call("load", "eager_helpers", "missing", {}),
+  EXPECT_THROWS(aoti::FatalError,
+                eager::call("load", "eager_helpers", "missing", {}),
                 "load: AttributeError:");
 }
 

@@ -184,7 +184,7 @@ TEST_CASE(sub_batch_variables)
   // guarantees only ~1e-8 in x, so the solve is asked for 1e-12.
   eager::LoadOptions tight;
   tight.overrides = {"Solvers/newton/abs_tol:=1e-12", "Solvers/newton/rel_tol:=1e-12"};
-  auto m = eager::load_model(input_file("sub_batch"), "model", tight);
+  auto m = eager::load_model(input_file("sub_batch_implicit"), "model", tight);
   EXPECT(m.input_names() == (std::vector<std::string>{"x", "x~1", "t", "t~1"}));
   EXPECT(m.input_sub_batch_shapes() == (aoti::BaseShapes{{3}, {3}, {}, {}}));
   EXPECT(m.output_sub_batch_shapes() == aoti::BaseShapes{{3}});
@@ -204,18 +204,17 @@ TEST_CASE(sub_batch_variables)
   expect_close(at::diagonal(jx, 0, -2, -1), 1.0 / (6 * dt * want * want + 1), "diag", 1e-10);
   expect_close(jx * (1 - at::eye(3, opts)), at::zeros({2, 3, 3}, opts), "off-diagonal");
   // The trailing (sub-batch, base) axes are checked: 4 sites where 3 are declared.
-  EXPECT_THROWS(aoti::FatalError,
-                m.forward({{"x", at::ones({3}, opts)},
-                           {"x~1", at::ones({2, 4}, opts)},
-                           {"t", t},
-                           {"t~1", tn}}),
-                "input 'x~1': non-canonical shape [2, 4]: expected (*batch, 3)");
+  EXPECT_THROWS(
+      aoti::FatalError,
+      m.forward(
+          {{"x", at::ones({3}, opts)}, {"x~1", at::ones({2, 4}, opts)}, {"t", t}, {"t~1", tn}}),
+      "input 'x~1': non-canonical shape [2, 4]: expected (*batch, 3)");
 }
 
 TEST_CASE(undeclared_sub_batch_is_fatal)
 {
   // Only x~1 declares its sites: the plain-batch guess x cannot carry them.
-  auto m = eager::load_model(input_file("sub_batch_undeclared"), "model");
+  auto m = eager::load_model(input_file("sub_batch_implicit_undeclared"), "model");
   const auto opts = at::TensorOptions().dtype(at::kDouble);
   EXPECT_THROWS(aoti::FatalError,
                 m.forward({{"x", at::ones({2}, opts)},
@@ -267,10 +266,11 @@ static_assert(std::is_same_v<decltype(std::declval<const eager::Model &>().param
 
 TEST_CASE(load_imports_python_extensions)
 {
-  const auto file = input_file("user_ext");
+  const auto file = scenarios::test_input_file("user_ext");
   const auto ext = std::string(NEML2_EAGER_TEST_INPUTS) + "/user_ext.py";
   // without the extension the type is unknown
-  EXPECT_THROWS(aoti::FatalError, eager::load_model(file, "model"),
+  EXPECT_THROWS(aoti::FatalError,
+                eager::load_model(file, "model"),
                 "Type 'EagerUserAffine' is not registered");
   const auto m = eager::load_model(file, "model", {ext});
   EXPECT(m.device() == c10::Device(c10::kCPU) && m.dtype() == c10::kDouble);
@@ -296,7 +296,8 @@ TEST_CASE(load_imports_python_extensions)
   const auto x32 = x.to(at::kFloat);
   expect_close(m32.forward({{"x", x32}}).at("y"), 3.0 * x32 + 1.0, "LoadOptions forward");
   // a missing extension is a fatal load error
-  EXPECT_THROWS(aoti::FatalError, eager::load_model(file, "model", {"no_such_ext.py"}),
+  EXPECT_THROWS(aoti::FatalError,
+                eager::load_model(file, "model", {"no_such_ext.py"}),
                 "neml2::eager::Model::load_model: FileNotFoundError: --load no_such_ext.py");
 }
 
@@ -307,7 +308,7 @@ TEST_CASE(load_errors_are_fatal)
                 eager::load_model(input_file("elasticity"), "nomodel"),
                 op + "MissingBlockError: No [Models/nomodel] found in");
   EXPECT_THROWS(aoti::FatalError,
-                eager::load_model(input_file("parse_error"), "model"),
+                eager::load_model(scenarios::test_input_file("parse_error"), "model"),
                 "parse_error.i:4:20: unterminated string: missing closing ' for field "
                 "'coefficients'");
   EXPECT_THROWS(aoti::FatalError,

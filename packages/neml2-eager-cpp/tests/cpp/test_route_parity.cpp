@@ -34,7 +34,8 @@ artifact_root(const std::string & scenario)
 {
   const char * env = std::getenv("NEML2_TEST_ARTIFACTS");
   if (!env || !*env)
-    skip("NEML2_TEST_ARTIFACTS is not set (run `python -m neml2.aoti.compile.testing DIR` first); cpp-aoti parity of '" +
+    skip("NEML2_TEST_ARTIFACTS is not set (run `python -m neml2.aoti.compile.testing DIR` first); "
+         "cpp-aoti parity of '" +
          scenario + "' not checked");
   const fs::path dir = fs::path(env) / scenario;
   if (fs::exists(dir / "metadata.json"))
@@ -54,7 +55,8 @@ struct Results
   aoti::TensorMap y, dy;
   aoti::VariablePairJacobian J;
 
-  /// Tangents only for `differentiated` inputs: cpp-aoti ignores the others (aoti.md §10 #7).
+  /// Tangents only for `differentiated` inputs: cpp-aoti ignores the others (its jvp contracts
+  /// the compiled pairs only; docs/design/runtime.md, "Jacobian and JVP").
   Results(M & m, const std::set<std::string> & differentiated)
   {
     const auto x = scenarios::inputs(m.input_names(), m.input_base_shapes(), 5, 7);
@@ -71,7 +73,7 @@ void
 check_route_parity(const std::string & scenario)
 {
   const fs::path root = artifact_root(scenario);
-  const fs::path input = fs::path(NEML2_AOTI_SCENARIOS) / (scenario + ".i");
+  const fs::path input = fs::path(NEML2_SCENARIOS) / (scenario + ".i");
   if (!fs::exists(input))
     skip("scenario input " + input.string() + " is missing");
   aoti::Model compiled(root);
@@ -99,16 +101,15 @@ check_route_parity(const std::string & scenario)
     for (const auto & [out, in] : compiled.derivatives())
       if (out == o)
         own[in] = dx.at(in);
-    scenarios::expect_close(dy, eager.jvp(x, own).second.at(o), scenario + " jvp " + o, tol,
-                            1e-12);
+    scenarios::expect_close(dy, eager.jvp(x, own).second.at(o), scenario + " jvp " + o, tol, 1e-12);
   }
   std::size_t blocks = 0;
   for (const auto & [o, row] : a.J)
     for (const auto & [i, block] : row)
     {
       const auto & full = e.J.at(o).at(i);
-      scenarios::expect_close(block.expand(full.sizes()), full, scenario + " J " + o + "/" + i,
-                              tol, 1e-12);
+      scenarios::expect_close(
+          block.expand(full.sizes()), full, scenario + " J " + o + "/" + i, tol, 1e-12);
       ++blocks;
     }
   // Parameter derivatives of the compiled (out, param) pairs; the names agree across routes.
@@ -119,14 +120,14 @@ check_route_parity(const std::string & scenario)
     const auto [ya, pa] = compiled.param_jacobian(x);
     const auto [ye, pe] = eager.param_jacobian(x);
     for (const auto & [name, value] : ya)
-      scenarios::expect_close(value, ye.at(name), scenario + " param_jacobian value " + name, tol,
-                              1e-12);
+      scenarios::expect_close(
+          value, ye.at(name), scenario + " param_jacobian value " + name, tol, 1e-12);
     for (const auto & [o, row] : pa)
       for (const auto & [p, block] : row)
       {
         const auto & full = pe.at(o).at(p);
-        scenarios::expect_close(block.expand(full.sizes()), full,
-                                scenario + " dparam " + o + "/" + p, tol, 1e-12);
+        scenarios::expect_close(
+            block.expand(full.sizes()), full, scenario + " dparam " + o + "/" + p, tol, 1e-12);
         ++pblocks;
       }
   }

@@ -15,7 +15,7 @@ import keyword
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from torch import nn
@@ -23,6 +23,13 @@ from torch import nn
 from neml2._registry import NotRegisteredError, load_module, register_neml2_object, registry
 from neml2.hit import HitError, Section, parse_file, parse_text
 from neml2.schema import MISSING, HitSchema, SchemaField
+
+if TYPE_CHECKING:
+    from neml2.drivers import Driver
+    from neml2.es import ModelNonlinearSystem
+    from neml2.models.route import RouteModel
+    from neml2.settings import Settings
+    from neml2.solvers import LinearSolver, Newton, Preconditioner
 
 __all__ = [
     "InputError",
@@ -171,7 +178,7 @@ class InputFile:
         self.dtype = getattr(torch, dtype) if isinstance(dtype, str) else dtype
         self._cache: dict[tuple[str, str], Any] = {}
         self._building: list[tuple[str, str]] = []
-        self._settings: Any = None
+        self._settings: Settings | None = None
 
     @property
     def filename(self) -> str:
@@ -280,9 +287,10 @@ class InputFile:
         return obj
 
     # ---------------------------------------------------------------------------- getters
-    def get_model(self, name: str) -> Any:
-        """The model of ``[Models/name]``."""
-        return self.get_object("Models", name)
+    def get_model(self, name: str) -> RouteModel:
+        """The model of ``[Models/name]`` (a py-eager :class:`~neml2.models.Model`, or py-aoti's
+        wrapper for ``type = AOTIModel``)."""
+        return cast("RouteModel", self.get_object("Models", name))
 
     def has_model(self, name: str) -> bool:
         """True if ``[Models/name]`` exists."""
@@ -296,24 +304,24 @@ class InputFile:
         """True if ``[Tensors/name]`` exists."""
         return self.has("Tensors", name)
 
-    def get_solver(self, name: str) -> Any:
+    def get_solver(self, name: str) -> Newton | LinearSolver | Preconditioner:
         """The solver of ``[Solvers/name]``."""
-        return self.get_object("Solvers", name)
+        return cast("Newton | LinearSolver | Preconditioner", self.get_object("Solvers", name))
 
-    def get_equation_system(self, name: str) -> Any:
+    def get_equation_system(self, name: str) -> ModelNonlinearSystem:
         """The equation system of ``[EquationSystems/name]``."""
-        return self.get_object("EquationSystems", name)
+        return cast("ModelNonlinearSystem", self.get_object("EquationSystems", name))
 
-    def get_driver(self, name: str) -> Any:
+    def get_driver(self, name: str) -> Driver:
         """The driver of ``[Drivers/name]``."""
-        return self.get_object("Drivers", name)
+        return cast("Driver", self.get_object("Drivers", name))
 
     def get_data(self, name: str) -> Any:
         """The data object of ``[Data/name]``."""
         return self.get_object("Data", name)
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         """The ``[Settings]`` of the file."""
         if self._settings is None:
             from neml2.settings import Settings
@@ -380,7 +388,7 @@ def load_model(
     device: torch.device | str | None = None,
     dtype: torch.dtype | str | None = None,
     allow_python: bool | None = None,
-) -> Any:
+) -> RouteModel:
     """Load ``[Models/<model_name>]`` from an input file (``allow_python``: see
     :func:`load_input`)."""
     return load_input(path, device=device, dtype=dtype, allow_python=allow_python).get_model(
@@ -394,7 +402,7 @@ def load_nonlinear_system(
     *,
     device: torch.device | str | None = None,
     dtype: torch.dtype | str | None = None,
-) -> Any:
+) -> ModelNonlinearSystem:
     """Load ``[EquationSystems/name]`` from an input file (e.g. for the pyzag adapter)."""
     return load_input(path, device=device, dtype=dtype).get_equation_system(name)
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from narrow import narrow
 
+from neml2.drivers import TransientDriver
 from neml2.factory import load_input
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples"
@@ -23,9 +25,8 @@ def history(path: Path, overrides: list[str] | None = None) -> dict[str, np.ndar
     """``{var: (N, *batch, *base)}`` for every recorded variable (outputs take precedence,
     missing steps are zero, steps recorded unbatched are broadcast to the batch) from the
     example's ``driver`` run in float64."""
-    driver = load_input(path, additional_args=overrides or [], dtype=torch.float64).get_driver(
-        "driver"
-    )
+    f = load_input(path, additional_args=overrides or [], dtype=torch.float64)
+    driver = narrow(f.get_driver("driver"), TransientDriver)
     driver.run()
     result = {k: v.detach().cpu().numpy() for k, v in driver.result().items()}
     nsteps = 1 + max(int(k.split(".")[1]) for k in result)

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 import torch
 from driver_scenario import make, write_case
+from narrow import narrow
 
 from neml2.cli.run import main
+from neml2.drivers import TransientDriver
 from neml2.factory import load_input
 from neml2.outputs import atomic_output, check_writable
 
@@ -102,7 +104,9 @@ def test_unwritable_targets_are_named_before_the_run(
     assert "h.csv' is not a directory" in capsys.readouterr().err  # a file in the way
     # save_as: refused before the first step (the driver records nothing)
     override = f"Drivers/driver/save_as:={missing / 'r.pt'}"
-    driver = load_input(path, additional_args=[override]).get_driver("driver")
+    driver = narrow(
+        load_input(path, additional_args=[override]).get_driver("driver"), TransientDriver
+    )
     with pytest.raises(FileNotFoundError, match=r"\[Drivers/driver\] option 'save_as': the dir"):
         driver.run()
     assert driver.result() == {}

@@ -1,4 +1,5 @@
-"""neml2-inspect: text format and --json of framework.md §8, sub-batch annotation, failures."""
+"""neml2-inspect: text format and --json (``docs/guide/models.md``), sub-batch annotation,
+failures."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""neml2-run: result files key by key (framework.md §7.1), --csv values, --plot, regression and
-verification drivers, failures (exit 1, one 'Error: ...' line naming the fault)."""
+"""neml2-run: result files key by key (``docs/guide/drivers.md``, "Results"), --csv values, --plot,
+regression and verification drivers, failures (exit 1, one 'Error: ...' line naming the fault)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""neml2-syntax: every registered type with its options (JSON records of framework.md §8),
-filters, the --server line protocol and its error responses."""
+"""neml2-syntax: every registered type with its options (JSON records of
+``docs/guide/hit_files.md``, "Types and options"), filters, the --server line protocol and its
+error responses."""
 
 from __future__ import annotations
 

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import torch
 from driver_scenario import make, write_case
+from narrow import narrow
 from torch import nn
 
-from neml2.drivers import ComparisonError, TransientRegression
+from neml2.drivers import ComparisonError, TransientDriver, TransientRegression
 from neml2.factory import load_input
 
 COVERED_TYPES = {"TransientRegression"}
@@ -22,7 +23,7 @@ _script: Any = torch.jit.script  # legacy TorchScript gold files
 def _gold(tmp_path: Path) -> tuple[str, dict[str, torch.Tensor]]:
     sc = make(nsteps=5, batch=1)
     path = write_case(tmp_path, sc)
-    driver = load_input(path).get_driver("driver")
+    driver = narrow(load_input(path).get_driver("driver"), TransientDriver)
     driver.run()
     res = {k: v.detach() for k, v in driver.result().items()}
     # the gold pins verified behaviour: check it against the closed form first

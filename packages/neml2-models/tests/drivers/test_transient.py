@@ -1,4 +1,4 @@
-"""TransientDriver: recording rules and result keys of framework.md §7.1, checked key by key
+"""TransientDriver: recording rules and result keys (``docs/guide/drivers.md``), checked key by key
 against the closed form of the scenario; validation errors."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 from driver_scenario import Scenario, make
+from narrow import narrow
 
 from neml2 import log
 from neml2.drivers import TransientDriver
@@ -25,7 +26,9 @@ def _tol(dtype: torch.dtype) -> dict[str, float]:
 
 
 def _run(sc: Any, dtype: torch.dtype, device: torch.device, **kw: str) -> dict[str, torch.Tensor]:
-    driver = load_string(sc.hit(**kw), dtype=dtype, device=device).get_driver("driver")
+    driver = narrow(
+        load_string(sc.hit(**kw), dtype=dtype, device=device).get_driver("driver"), TransientDriver
+    )
     assert isinstance(driver, TransientDriver)
     assert driver.run() is True
     return driver.result()
@@ -75,7 +78,9 @@ def test_keys_shapes_values(x0: float | None, dtype: torch.dtype, device: torch.
 
 def test_step_zero_does_not_call_the_model(dtype: torch.dtype, device: torch.device) -> None:
     sc = make(nsteps=4, batch=2)
-    driver = load_string(sc.hit(), dtype=dtype, device=device).get_driver("driver")
+    driver = narrow(
+        load_string(sc.hit(), dtype=dtype, device=device).get_driver("driver"), TransientDriver
+    )
     calls: list[set[str]] = []
     original = driver.model.call_by_name
 
@@ -104,7 +109,10 @@ def test_save_as_writes_file_and_logs(tmp_path: Path, monkeypatch: pytest.Monkey
     log.set_default_level("driver", "info")
     log.set_sink(lambda level, line: lines.append((level, line)))
     try:
-        driver = load_string(sc.hit(driver_extra=f"    save_as = '{out}'\n")).get_driver("driver")
+        driver = narrow(
+            load_string(sc.hit(driver_extra=f"    save_as = '{out}'\n")).get_driver("driver"),
+            TransientDriver,
+        )
         driver.run()
     finally:
         log.reset()
@@ -117,7 +125,9 @@ def test_save_as_writes_file_and_logs(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_save_result(tmp_path: Path) -> None:
-    driver = load_string(make(nsteps=2, batch=1).hit()).get_driver("driver")
+    driver = narrow(
+        load_string(make(nsteps=2, batch=1).hit()).get_driver("driver"), TransientDriver
+    )
     driver.run()
     driver.save_result(tmp_path / "r.pt")
     assert set(torch.load(tmp_path / "r.pt", weights_only=True)) == set(driver.result())
@@ -153,7 +163,7 @@ def test_lag_two_is_shifted_from_lag_one() -> None:
   []
 []
 """
-    driver = load_string(text).get_driver("driver")
+    driver = narrow(load_string(text).get_driver("driver"), TransientDriver)
     driver.run()
     res = driver.result()
     assert "input.0.a~2" not in res
@@ -250,7 +260,9 @@ def test_missing_driver_block() -> None:
 
 
 def test_progress_bar(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    driver = load_string(make(nsteps=5, batch=1).hit()).get_driver("driver")
+    driver = narrow(
+        load_string(make(nsteps=5, batch=1).hit()).get_driver("driver"), TransientDriver
+    )
     driver.run()
     assert capsys.readouterr().out == ""  # stdout is not a TTY under pytest: quiet
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)
@@ -268,7 +280,7 @@ def test_zero_fill_uses_declared_sub_batch() -> None:
         "    prescribed_SR2_names = 'strain'\n    prescribed_SR2_values = 'eps'\n", ""
     )
     text += "[Settings]\n  [example_batch_shape]\n    strain = '(; 4)'\n  []\n[]\n"
-    driver = load_string(text).get_driver("driver")
+    driver = narrow(load_string(text).get_driver("driver"), TransientDriver)
     driver.run()
     res = driver.result()
     assert not any(k.endswith(".strain") for k in res)

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from narrow import narrow
 
+from neml2.drivers import TransientDriver
 from neml2.factory import load_string
 
 INPUT = Path(__file__).parent / "inputs" / "j2_batch_shapes.i"
@@ -70,7 +72,7 @@ def _time_unbatched(text: str) -> str:
 
 
 def _run(text: str) -> dict[str, torch.Tensor]:
-    driver = load_string(text).get_driver("driver")
+    driver = narrow(load_string(text).get_driver("driver"), TransientDriver)
     driver.run()
     return {k: v.detach() for k, v in driver.result().items()}
 

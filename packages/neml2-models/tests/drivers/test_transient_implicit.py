@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 from backward_euler import BE
+from narrow import narrow
 
+from neml2.drivers import TransientDriver
 from neml2.factory import load_string
 
 K = 1.5
@@ -49,7 +51,9 @@ def test_implicit_history(dtype: torch.dtype, device: torch.device) -> None:
     text = HIT.replace("ABS_TOL", "1e-6" if f32 else "1e-12").replace(
         "REL_TOL", "1e-6" if f32 else "1e-10"
     )
-    driver = load_string(text, dtype=dtype, device=device).get_driver("driver")
+    driver = narrow(
+        load_string(text, dtype=dtype, device=device).get_driver("driver"), TransientDriver
+    )
     driver.run()
     res = driver.result()
     n = len(TIMES)

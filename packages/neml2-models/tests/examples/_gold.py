@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from narrow import narrow
 
+from neml2.drivers import TransientDriver
 from neml2.factory import load_input
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -38,7 +40,7 @@ def reference(path: Path) -> Path:
 
 def write(path: Path) -> Path:
     """Run the example's driver and save its outputs as the gold file."""
-    driver = load_input(path, dtype=torch.float64).get_driver("driver")
+    driver = narrow(load_input(path, dtype=torch.float64).get_driver("driver"), TransientDriver)
     driver.run()
     gold = {
         k: v.detach().cpu()

@@ -3,6 +3,7 @@ never seen by a model that did not opt in, never while tracing."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -255,7 +256,7 @@ def test_chaboche_newton_jacobian_is_unchanged_by_deferral(
 ) -> None:
     """The benchmark's Chaboche update (second-order Normality, linear combinations, backward
     Euler): value and exact Jacobian with deferral agree with plain evaluation to rounding."""
-    model = neml2.load_model(REPO / "bench" / "inputs" / "chaboche.i", "model")
+    model = neml2.load_model(Path(os.environ["NEML2_SCENARIOS"]) / "chaboche.i", "model")
     g = torch.Generator().manual_seed(14)
     n = 6
 

@@ -1,4 +1,4 @@
-"""Load-layer fuzz: the example and benchmark inputs, mutated (values replaced by hostile
+"""Load-layer fuzz: the example and shared scenario inputs, mutated (values replaced by hostile
 tokens, lines deleted or repeated, option keys swapped), then every model and driver block
 built. Each attempt either builds or raises one of neml2's located input errors (``HitError``,
 ``InputError``, ``NotRegisteredError``, ``MissingBlockError``, or a ``ValueError``/``TypeError``/
@@ -18,8 +18,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from neml2.factory import InputError, MissingBlockError, NotRegisteredError, load_string
 from neml2.hit import HitError
@@ -27,7 +26,7 @@ from neml2.hit import HitError
 ROOT = Path(__file__).resolve().parents[4]
 FILES = sorted(
     p
-    for d in ("examples", "bench/inputs")
+    for d in ("examples", "scenarios")
     for p in (ROOT / d).rglob("*.i")
     if "[Models]" in p.read_text()
 )

@@ -12,6 +12,7 @@ import torch
 
 import neml2
 from neml2 import _native
+from neml2.models import RouteModel
 from neml2.models.model import Model
 from neml2.tensors import SR2, Scalar
 
@@ -195,3 +196,22 @@ def test_kernels_come_from_the_entry_point_modules(monkeypatch: pytest.MonkeyPat
     assert _native.native("sum_of_products") is first.sum_of_products
     assert _native.native("workspace_empty") is second.workspace_empty
     assert _native.native("batched_dense_solve") is None
+
+
+def _is_route_model(model: Model) -> RouteModel:
+    """Static check (mypy): py-eager models have the call surface every Python route offers."""
+    return model
+
+
+def test_loaded_models_are_route_models() -> None:
+    """``load_model`` returns a :class:`RouteModel`, with every member of the protocol."""
+    model = neml2.load_string(ELASTICITY).get_model("elastic")
+    assert isinstance(model, Model) and isinstance(model, RouteModel)
+    x = {"strain": SR2(torch.tensor([1e-3, 0.0, 0.0, 0.0, 0.0, 0.0], dtype=F64))}
+    out = model.value(x)
+    assert set(out) == set(model.output_spec) and model.call_by_name(x).keys() == out.keys()
+    _, J = model.jacobian(x)
+    _, dy = model.jvp(x, {"strain": torch.tensor([1.0, 0, 0, 0, 0, 0], dtype=F64)})
+    Jss = J["stress"]["strain"]
+    torch.testing.assert_close(dy["stress"].data, Jss.data[..., :, 0], rtol=1e-14, atol=0)
+    assert dict(model.parameter_base_shapes()).keys() == {n for n, _ in model.named_parameters()}

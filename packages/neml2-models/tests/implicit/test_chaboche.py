@@ -1,8 +1,9 @@
-"""The benchmark Chaboche ImplicitUpdate (inputs/chaboche.i): solve, IFT vs finite differences."""
+"""The benchmark Chaboche ImplicitUpdate (scenarios/chaboche.i): solve, IFT vs finite differences."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import torch
 from neml2._registry import registry
 from neml2.factory import load_input
 
-INPUT = Path(__file__).parent / "inputs" / "chaboche.i"
+INPUT = Path(os.environ["NEML2_SCENARIOS"]) / "chaboche.i"
 RNG = np.random.default_rng(5)
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
 from backward_euler import BE, CUBIC, cubic_root
+from narrow import narrow
 
 from neml2.factory import load_string
+from neml2.models.common.implicit_update import ImplicitUpdate
+from neml2.models.model import Model
 from neml2.models.testing import ModelCase, case_id, check_model
 from neml2.solvers import ConvergenceError
 
@@ -81,7 +85,10 @@ def _inputs(dtype: torch.dtype, device: torch.device, n: int = 4) -> dict[str, t
 
 
 def test_machine_precision(dtype: torch.dtype, device: torch.device) -> None:
-    model = load_string(_for_dtype(BE, dtype), dtype=dtype, device=device).get_model("model")
+    model = narrow(
+        load_string(_for_dtype(BE, dtype), dtype=dtype, device=device).get_model("model"),
+        ImplicitUpdate,
+    )
     x = _inputs(dtype, device)
     with torch.no_grad():
         got = model.value(x)["x"].data
@@ -94,7 +101,8 @@ def test_machine_precision(dtype: torch.dtype, device: torch.device) -> None:
 def test_reverse_mode_parameter_and_inputs(device: torch.device) -> None:
     """dL/dk, dL/dx~1, dL/dt through loss.backward() vs the closed form x = x~1/(1 + k dt)."""
     dtype = torch.float64
-    model = load_string(BE, dtype=dtype, device=device).get_model("model")
+    # submodules and parameters by attribute (nn.Module's dynamic lookup)
+    model: Any = load_string(BE, dtype=dtype, device=device).get_model("model")
     x = _inputs(dtype, device)
     xn = x["x~1"].clone().requires_grad_(True)
     t = x["t"].clone().requires_grad_(True)
@@ -119,9 +127,9 @@ def test_reverse_mode_parameter_and_inputs(device: torch.device) -> None:
 
 def test_reverse_matches_finite_differences_nonlinear(device: torch.device) -> None:
     dtype = torch.float64
-    model = load_string(CUBIC, dtype=dtype, device=device).get_model("model")
+    model = narrow(load_string(CUBIC, dtype=dtype, device=device).get_model("model"), Model)
     x = _inputs(dtype, device)
-    rate = model.get_submodule("implicit_rate.rate")
+    rate: Any = model.get_submodule("implicit_rate.rate")
     (g,) = torch.autograd.grad(model.value(x)["x"].data.sum(), [rate.scaling])
     h = 1e-6
     vals = []
@@ -153,10 +161,10 @@ def test_forward_jacobian_matches_autograd_grad(device: torch.device) -> None:
 
 
 def test_io_without_and_with_predictor() -> None:
-    plain = load_string(BE).get_model("model")
+    plain = narrow(load_string(BE).get_model("model"), ImplicitUpdate)
     assert list(plain.input_spec) == ["x", "x~1", "t", "t~1"]
     assert list(plain.output_spec) == ["x"]
-    pred = load_string(WITH_PREDICTOR).get_model("model")
+    pred = narrow(load_string(WITH_PREDICTOR).get_model("model"), ImplicitUpdate)
     assert list(pred.input_spec) == ["x~1", "t", "t~1"]
     assert "predictor" in dict(pred.named_children())
     assert "implicit_rate.rate.weight_0" in dict(pred.named_parameters())
@@ -192,22 +200,6 @@ def test_iteration_cap_raises_recoverable_error() -> None:
     x["x~1"] = x["x~1"] * 50
     with pytest.raises(ConvergenceError, match=r"status MAXITER.*failed to converge in 2"):
         model.value(x)
-
-
-def test_substepping_rejected_in_eager() -> None:
-    hit = BE.replace(
-        "    solver = 'newton'\n", "    solver = 'newton'\n    max_substepping_level = 2\n"
-    )
-    model = load_string(hit).get_model("model")
-    with pytest.raises(NotImplementedError, match=r"substepping.*AOTI"):
-        model.value(_inputs(torch.float64, torch.device("cpu")))
-    hit = BE.replace(
-        "    solver = 'newton'\n", "    solver = 'newton'\n    incremental_variables = 't'\n"
-    )
-    model = load_string(hit).get_model("model")
-    assert "t~1" in model.input_spec
-    with pytest.raises(NotImplementedError, match="incremental_variables"):
-        model.value(_inputs(torch.float64, torch.device("cpu")))
 
 
 @pytest.mark.parametrize(
@@ -292,7 +284,7 @@ def test_linear_extrapolation_predictor_guess() -> None:
         "[Models]\n  [pred]\n    type = LinearExtrapolationPredictor\n    unknowns_Scalar = 'x'\n"
         "  []\n[]\n[EquationSystems]",
     )
-    model = load_string(_for_dtype(hit, torch.float64)).get_model("model")
+    model = narrow(load_string(_for_dtype(hit, torch.float64)).get_model("model"), ImplicitUpdate)
     assert list(model.input_spec) == ["x~1", "t", "t~1", "x~2", "t~2"]
     x = {k: v for k, v in _inputs(torch.float64, torch.device("cpu")).items() if k != "x"}
     with torch.no_grad():

@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from narrow import narrow
 from scipy.optimize import fsolve  # type: ignore[import-untyped]
 
 from neml2.es import AssembledVector
 from neml2.es.nonlinear_system import ModelNonlinearSystem, NonlinearSystem
 from neml2.factory import load_string
+from neml2.models.common.implicit_update import ImplicitUpdate
 
 COVERED_TYPES = {"NonlinearSystem"}
 
@@ -246,7 +248,7 @@ def _reference_solution(x: dict[str, torch.Tensor]) -> np.ndarray:
     [("s e", "", "lu"), ("s; e", "structure = 'block dense'", "schur")],
 )
 def test_solve_matches_reference(unknowns: str, extra: str, linear: str) -> None:
-    model = load_string(_hit(unknowns, extra, linear)).get_model("model")
+    model = narrow(load_string(_hit(unknowns, extra, linear)).get_model("model"), ImplicitUpdate)
     x = _state(4)
     with torch.no_grad():
         out = model.value({k: x[k] for k in model.input_spec})

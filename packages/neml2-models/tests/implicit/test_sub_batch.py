@@ -8,12 +8,23 @@ import numpy as np
 import pytest
 import torch
 from backward_euler import CUBIC, cubic_root
+from narrow import narrow
 
 from neml2.factory import load_string
+from neml2.models.common.implicit_update import ImplicitUpdate
 from neml2.tensors import SR2, Scalar
 
 RNG = np.random.default_rng(13)
 B, S = 2, 3
+
+
+def _seed(model: ImplicitUpdate, per_variable: bool) -> None:
+    """Seed every variable separately (as for export), or by group (the default at B * S)."""
+    system = model.system
+    if per_variable:
+        system.prepare_for_capture()
+    else:
+        assert min(system.PER_VARIABLE_SEEDS_FROM, system.PER_VARIABLE_GIVEN_SEEDS_FROM) > B * S
 
 
 def _site_inputs() -> dict[str, Any]:
@@ -26,13 +37,12 @@ def _site_inputs() -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("per_variable_from", [1, 10**9], ids=["per_variable", "per_group"])
+@pytest.mark.parametrize("per_variable", [True, False], ids=["per_variable", "per_group"])
 @pytest.mark.parametrize("structure", ["dense", "block"])
-def test_per_site_solve_and_ift(structure: str, per_variable_from: int) -> None:
+def test_per_site_solve_and_ift(structure: str, per_variable: bool) -> None:
     hit = CUBIC.replace("unknowns = 'x'", f"unknowns = 'x'\n    structure = '{structure}'")
-    model = load_string(hit).get_model("model")
-    model.system.PER_VARIABLE_SEEDS_FROM = per_variable_from
-    model.system.PER_VARIABLE_GIVEN_SEEDS_FROM = per_variable_from
+    model = narrow(load_string(hit).get_model("model"), ImplicitUpdate)
+    _seed(model, per_variable)
     x = _site_inputs()
     with torch.no_grad():
         (got,) = model(*model.wrap_inputs(x))
@@ -58,7 +68,7 @@ def test_per_site_solve_and_ift(structure: str, per_variable_from: int) -> None:
 
 
 def test_unmarked_batched_guess_rejected() -> None:
-    model = load_string(CUBIC).get_model("model")
+    model = narrow(load_string(CUBIC).get_model("model"), ImplicitUpdate)
     x = {**_site_inputs(), "x": Scalar(torch.zeros(B, dtype=torch.float64))}
     with pytest.raises(
         ValueError, match=r"'x': expected sub-batch shape \(3,\).*without sub-batch"
@@ -67,7 +77,7 @@ def test_unmarked_batched_guess_rejected() -> None:
 
 
 def test_conflicting_sub_batch_shapes() -> None:
-    model = load_string(CUBIC).get_model("model")
+    model = narrow(load_string(CUBIC).get_model("model"), ImplicitUpdate)
     x = {**_site_inputs(), "x": Scalar(torch.zeros(B, 4, dtype=torch.float64), sub_batch_ndim=1)}
     with pytest.raises(ValueError, match=r"conflicting sub-batch shapes for unknown 'x'"):
         model(*model.wrap_inputs(x))
@@ -75,7 +85,7 @@ def test_conflicting_sub_batch_shapes() -> None:
 
 def test_settings_declaration_expands_unbatched_givens() -> None:
     hit = CUBIC + "[Settings]\n  [example_batch_shape]\n    x = '(2; 3)'\n  []\n[]\n"
-    model = load_string(hit).get_model("model")
+    model = narrow(load_string(hit).get_model("model"), ImplicitUpdate)
     x = {**_site_inputs(), "x~1": Scalar(torch.tensor(1.5, dtype=torch.float64))}
     with torch.no_grad():
         (got,) = model(*model.wrap_inputs(x))
@@ -166,19 +176,18 @@ def _coupled_reference(sn: np.ndarray, yn: np.ndarray, dt: float) -> tuple[np.nd
     return s_out, y_out
 
 
-@pytest.mark.parametrize("per_variable_from", [1, 10**9], ids=["per_variable", "per_group"])
+@pytest.mark.parametrize("per_variable", [True, False], ids=["per_variable", "per_group"])
 @pytest.mark.parametrize(
     ("unknowns", "structure", "linear"),
     [("s y", "dense", "lu"), ("s; y", "block dense", "schur"), ("s; y", "dense dense", "schur")],
 )
 def test_cross_site_coupling(
-    unknowns: str, structure: str, linear: str, per_variable_from: int
+    unknowns: str, structure: str, linear: str, per_variable: bool
 ) -> None:
     hit = (COUPLED.replace("${unknowns}", unknowns).replace("${structure}", structure)
            .replace("${linear}", linear))  # fmt: skip
-    model = load_string(hit).get_model("model")
-    model.system.PER_VARIABLE_SEEDS_FROM = per_variable_from
-    model.system.PER_VARIABLE_GIVEN_SEEDS_FROM = per_variable_from
+    model = narrow(load_string(hit).get_model("model"), ImplicitUpdate)
+    _seed(model, per_variable)
     sn = RNG.normal(size=(B, S, 6))
     yn = RNG.normal(size=(B, 6))
     x = {

@@ -1,4 +1,4 @@
-"""``neml2-inspect --graph``: seed 004's optimized graph computes ``t - t~1`` once."""
+"""``neml2-inspect --graph``: the three-rates model's optimized graph computes ``t - t~1`` once."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from seed004 import SEED004_INPUT
+from three_rates import THREE_RATES_INPUT
 
 from neml2.cli.inspect import main
 
 
 def test_inspect_graph_shows_cse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "seed004.i"
-    path.write_text(SEED004_INPUT)
+    path = tmp_path / "three_rates.i"
+    path.write_text(THREE_RATES_INPUT)
     assert main([str(path), "eq", "--graph"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# ComposedModel 'eq'\ngraph(")

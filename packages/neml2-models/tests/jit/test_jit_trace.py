@@ -1,4 +1,5 @@
-"""Opt-in TorchScript tracing of ``Model.value``: seed 004's Python tutorial, verbatim.
+"""Opt-in TorchScript tracing of ``Model.value``: NEML2 v3's Python tracing
+tutorial, verbatim.
 
 With tracing on, ``torch.jit.last_executed_optimized_graph()`` after ``model.value(...)`` shows
 the traced graph, ``t - t~1`` computed once; with tracing off (the default) nothing is traced.
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 import torch
-from seed004 import SEED004_GRAPH_INPUTS, SEED004_INPUT, check_seed004_torchscript
+from three_rates import THREE_RATES_GRAPH_INPUTS, THREE_RATES_INPUT, check_three_rates_torchscript
 
 import neml2
 from neml2.jit import _trace
@@ -23,9 +24,9 @@ from neml2.tensors import SR2, Scalar
 
 TESTS = Path(__file__).resolve().parents[1]
 ELASTICITY = TESTS.parents[2] / "examples" / "elasticity.i"
-CHABOCHE = TESTS / "implicit" / "inputs" / "chaboche.i"
+CHABOCHE = Path(os.environ["NEML2_SCENARIOS"]) / "chaboche.i"
 
-# The tutorial programs (the seed elides the load line; v3 users write it as below).
+# The tutorial programs (the tutorial elides the load line; v3 users write it as below).
 SUMMARY = """import neml2
 
 model = neml2.load_model("input.i", "eq")
@@ -96,7 +97,7 @@ print(torch.jit.last_executed_optimized_graph())
 @pytest.fixture
 def tutorial_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A folder with the tutorial's ``input.i`` as cwd; dtype and tracing restored after."""
-    (tmp_path / "input.i").write_text(SEED004_INPUT)
+    (tmp_path / "input.i").write_text(THREE_RATES_INPUT)
     monkeypatch.chdir(tmp_path)
     dtype, tracing = torch.get_default_dtype(), neml2.jit.tracing_enabled()
     yield tmp_path
@@ -112,7 +113,7 @@ def _run(code: str) -> dict[str, Any]:
 
 def test_summary(tutorial_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _run(SUMMARY)
-    inputs = "".join(f"{n} [Scalar]\n" for n in SEED004_GRAPH_INPUTS)
+    inputs = "".join(f"{n} [Scalar]\n" for n in THREE_RATES_GRAPH_INPUTS)
     outputs = "a_rate [Scalar]\nb_rate [Scalar]\nc_rate [Scalar]\n"
     assert capsys.readouterr().out == f"Name: eq\nInput: {inputs}Output: {outputs}"
 
@@ -122,7 +123,7 @@ def test_tracing_shows_profiling_graph(
 ) -> None:
     neml2.jit.set_tracing(True)
     scope = _run(TRACING)
-    check_seed004_torchscript(capsys.readouterr().out, profiling=True)
+    check_three_rates_torchscript(capsys.readouterr().out, profiling=True)
     model = scope["model"]
     assert len(vars(model)[_trace._STATE]) == 1  # traced once, for this signature
     names = {"a": "a", "a~1": "a_n", "b": "b", "b~1": "b_n", "c": "c", "c~1": "c_n", "t": "t"}
@@ -141,7 +142,7 @@ def test_optimization_env_opt_in(tutorial_dir: Path) -> None:
         [sys.executable, "ex.py"], cwd=tutorial_dir, env=env, capture_output=True, text=True
     )
     assert run.returncode == 0, run.stderr
-    check_seed004_torchscript(run.stdout, profiling=False)
+    check_three_rates_torchscript(run.stdout, profiling=False)
     assert "deprecated" not in run.stderr  # the opt-in silences torch.jit.trace's notice
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from narrow import narrow
 
 from neml2.factory import load_input, load_string
 from neml2.models.boundary import VarInfo, boundary_variables
+from neml2.models.common.implicit_update import ImplicitUpdate
 
 ELASTIC = """
 [Models]
@@ -71,8 +74,8 @@ def test_composed_boundary_with_settings_and_overrides() -> None:
 
 
 def test_implicit_boundary_excludes_parameters() -> None:
-    path = Path(__file__).parents[1] / "implicit" / "inputs" / "chaboche.i"
-    model = load_input(path).get_model("model")
+    path = Path(os.environ["NEML2_SCENARIOS"]) / "chaboche.i"
+    model = narrow(load_input(path).get_model("model"), ImplicitUpdate)
     ins, outs = boundary_variables(model)
     names = [v.name for v in ins]
     assert names == list(model.input_spec)

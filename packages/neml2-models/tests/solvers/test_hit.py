@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import pytest
 import torch
 
-from neml2.factory import load_string
+from neml2.factory import InputFile, load_string
 from neml2.solvers import (
     GMRES,
     BiCGStab,
@@ -18,6 +20,8 @@ from neml2.solvers import (
     NoPreconditioner,
     SchurComplement,
 )
+
+T = TypeVar("T")
 
 #: the registry-coverage test reads this; every type is exercised numerically in the sibling
 #: test modules (test_newton, test_linesearch, test_direct, test_krylov) and built from HIT here
@@ -119,24 +123,32 @@ INPUT = """
 """
 
 
+def _solver(f: InputFile, name: str, cls: type[T]) -> T:
+    """``[Solvers/name]``, checked to be a ``cls``."""
+    solver = f.get_solver(name)
+    assert isinstance(solver, cls), f"[Solvers/{name}] is a {type(solver).__name__}"
+    return solver
+
+
 def test_build_from_hit() -> None:
     f = load_string(INPUT)
-    newton = f.get_solver("newton")
+    newton = _solver(f, "newton", Newton)
     assert type(newton) is Newton and newton.abs_tol == 1e-12 and newton.max_its == 7
     assert newton.linear_solver is f.get_solver("lu")  # shared, cached per block
-    assert isinstance(f.get_solver("default_newton").linear_solver, DenseLU)
-    nls = f.get_solver("nls")
+    assert isinstance(_solver(f, "default_newton", Newton).linear_solver, DenseLU)
+    nls = _solver(f, "nls", NewtonWithLineSearch)
     assert (nls.linesearch_type, nls.max_linesearch_iterations) == ("STRONG_WOLFE", 4)
     assert nls.check_negative_criterion == 1
-    gm = f.get_solver("gmres")
+    gm = _solver(f, "gmres", GMRES)
     assert gm.restart == 5 and gm.cache_strategy == "chord"
     assert gm.preconditioner is f.get_solver("jac")
-    assert isinstance(f.get_solver("bicg").preconditioner, NoPreconditioner)
-    assert f.get_solver("bicg").rel_tol == 1e-9
-    sc = f.get_solver("schur")
+    bicg = _solver(f, "bicg", BiCGStab)
+    assert isinstance(bicg.preconditioner, NoPreconditioner)
+    assert bicg.rel_tol == 1e-9
+    sc = _solver(f, "schur", SchurComplement)
     assert sc.primary_solver is sc.schur_solver is f.get_solver("lu")
     assert (sc.residual_primary_group, sc.unknown_primary_group) == (1, 1)
-    assert f.get_solver("newton_gmres").linear_solver is gm
+    assert _solver(f, "newton_gmres", Newton).linear_solver is gm
 
 
 def test_built_solver_solves() -> None:
@@ -151,11 +163,8 @@ def test_built_solver_solves() -> None:
         def jacobian(self, u: AssembledVector) -> AssembledMatrix:
             return AssembledMatrix(L, L, [[torch.full((1, 1, 1), 4.0, dtype=torch.float64)]])
 
-    u, res = (
-        load_string(INPUT)
-        .get_solver("newton")
-        .solve(Lin(), AssembledVector(L, [torch.zeros(1, 1, dtype=torch.float64)]))
-    )
+    newton = _solver(load_string(INPUT), "newton", Newton)
+    u, res = newton.solve(Lin(), AssembledVector(L, [torch.zeros(1, 1, dtype=torch.float64)]))
     assert u.tensors[0].item() == 0.5 and res.iterations == 1
 
 

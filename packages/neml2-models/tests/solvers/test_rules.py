@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from neml2.solvers import _rules as rules
-from neml2.solvers import is_truthy
+from neml2.solvers import _rules as rules, is_truthy
 
 
 def T(x: list[float]) -> torch.Tensor:

@@ -24,20 +24,23 @@ import torch as _torch  # loads libtorch before the extension module
 # first: refuses a torch release other than the one the extension module was built against
 from neml2.aoti import torch_pin as torch_pin
 from neml2.aoti.__about__ import __version__ as __version__
-from neml2.aoti._aoti import Model as Model
-from neml2.aoti._aoti import buffer_cache_bytes as buffer_cache_bytes
-from neml2.aoti._aoti import cache_call_buffers as cache_call_buffers
-from neml2.aoti._aoti import canonicalize_inputs as canonicalize_inputs
-from neml2.aoti._aoti import capture_solve_failure as capture_solve_failure
-from neml2.aoti._aoti import env_truthy as env_truthy
-from neml2.aoti._aoti import keep_large_allocations as keep_large_allocations
-from neml2.aoti._aoti import simd_path as simd_path
-from neml2.aoti._aoti import supported_simd_paths as supported_simd_paths
-from neml2.aoti._errors import ConvergenceError as ConvergenceError
-from neml2.aoti._errors import FatalError as FatalError
-from neml2.aoti._paths import cmake_prefix_path as cmake_prefix_path
-from neml2.aoti._paths import include_dir as include_dir
-from neml2.aoti._paths import library_dir as library_dir
+from neml2.aoti._aoti import (
+    Model as Model,
+    buffer_cache_bytes as buffer_cache_bytes,
+    cache_call_buffers as cache_call_buffers,
+    canonicalize_inputs as canonicalize_inputs,
+    capture_solve_failure as capture_solve_failure,
+    env_truthy as env_truthy,
+    keep_large_allocations as keep_large_allocations,
+    simd_path as simd_path,
+    supported_simd_paths as supported_simd_paths,
+)
+from neml2.aoti._errors import ConvergenceError as ConvergenceError, FatalError as FatalError
+from neml2.aoti._paths import (
+    cmake_prefix_path as cmake_prefix_path,
+    include_dir as include_dir,
+    library_dir as library_dir,
+)
 
 del _torch
 

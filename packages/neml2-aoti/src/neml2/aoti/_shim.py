@@ -1,4 +1,5 @@
-"""``AOTIModel``: a compiled artifact behind the ``[Models]`` interface of py-eager (aoti.md §4).
+"""``AOTIModel``: a compiled artifact behind the ``[Models]`` interface of py-eager
+(``docs/design/runtime.md``, "AOTIModel shim").
 
 A stub written by ``neml2-compile`` holds ``[<name>] type = AOTIModel artifact_path = '<dir>'``;
 ``neml2.load_model(stub, name)`` and ``neml2-run stub.i driver`` then evaluate the compiled graphs

@@ -2,7 +2,7 @@
 // batch B through a direct Model call and through SimpleScheduler / StaticHybridScheduler chunks.
 //   OMP_NUM_THREADS=1 dispatch_bench <artifact_root> [B=100000] [repeats=5] [chunk sizes...]
 // Inputs: `strain` a 1 % uniaxial increment, `t` = 1, everything else 0 (bench/bench_chaboche.py's
-// step); `x` and `x~1` = 1 (the state of tests/scenarios/scalar_implicit.i). Prints the median wall time of each configuration, its ratio to direct and max |diff|.
+// step); `x` and `x~1` = 1 (the state of scenarios/scalar_implicit.i). Prints the median wall time of each configuration, its ratio to direct and max |diff|.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -34,7 +34,8 @@ median_ms(const std::function<void()> & f, int repeats)
     const auto start = std::chrono::steady_clock::now();
     f();
     times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
@@ -103,9 +104,9 @@ main(int argc, char ** argv)
   {
     TensorMap out;
     const double t = median_ms([&] { out = d.forward(in); }, repeats);
-    std::cout << std::left << std::setw(27) << label << std::right << std::setw(9) << t
-              << " ms  x" << std::setprecision(3) << t / t0 << std::setprecision(2)
-              << "  max|diff| " << std::scientific << max_diff(out, ref) << std::fixed << std::endl;
+    std::cout << std::left << std::setw(27) << label << std::right << std::setw(9) << t << " ms  x"
+              << std::setprecision(3) << t / t0 << std::setprecision(2) << "  max|diff| "
+              << std::scientific << max_diff(out, ref) << std::fixed << std::endl;
   };
   for (auto bs : sizes)
   {

@@ -33,7 +33,8 @@ TEST_CASE(batch_from_most_batch_axes)
   // With two batch axes only the inputs carrying both decide B; (4,) broadcasts on the right.
   b = find_batch({{"strain", rand({5, 4, 6})}, {"t", rand({4})}}, base);
   EXPECT(b.size == 5 && b.ndim == 2);
-  EXPECT_THROWS(FatalError, find_batch({{"strain", rand({5, 6})}, {"t", rand({3})}}, base),
+  EXPECT_THROWS(FatalError,
+                find_batch({{"strain", rand({5, 6})}, {"t", rand({3})}}, base),
                 "input 't' has leading batch size 3");
 }
 

@@ -172,9 +172,8 @@ TEST_CASE(async_hybrid_bit_identical)
   const auto root = scenario("elasticity") / "model";
   Model direct(root);
   const auto in = strain_inputs(B);
-  auto hybrid = std::make_shared<StaticHybridScheduler>(std::vector<c10::Device>{c10::kCPU},
-                                                        std::vector<int64_t>{5},
-                                                        std::vector<int64_t>{10});
+  auto hybrid = std::make_shared<StaticHybridScheduler>(
+      std::vector<c10::Device>{c10::kCPU}, std::vector<int64_t>{5}, std::vector<int64_t>{10});
   DispatchedModel d(root, hybrid);
   for (int repeat = 0; repeat < 3; ++repeat)
   {
@@ -251,7 +250,8 @@ TEST_CASE(newton_reports_through_log_sink)
   const std::string begin = "[neml2:newton ][info] ---- begin newton solve ----";
   const std::string end = "[neml2:newton ][info] ---- end newton solve ----";
   EXPECT(lines.front() == begin && lines.back() == end);
-  EXPECT(std::count(lines.begin(), lines.end(), begin) == std::count(lines.begin(), lines.end(), end));
+  EXPECT(std::count(lines.begin(), lines.end(), begin) ==
+         std::count(lines.begin(), lines.end(), end));
 }
 
 TEST_CASE(solver_config_reaches_every_copy)
@@ -286,7 +286,10 @@ TEST_CASE(bad_calls_are_fatal)
   const auto root = scenario("elasticity") / "model";
   DispatchedModel d(root, simple(4));
   EXPECT_THROWS(FatalError, d.forward({}), "no inputs");
-  EXPECT_THROWS(FatalError, d.forward({{"strain", at::rand({5, 6}, f64())}}, {{"model.E", at::rand({3}, f64())}}), "");
+  EXPECT_THROWS(
+      FatalError,
+      d.forward({{"strain", at::rand({5, 6}, f64())}}, {{"model.E", at::rand({3}, f64())}}),
+      "");
   EXPECT_THROWS(FatalError, d.forward({{"strain", at::rand({5, 5}, f64())}}), "");
   EXPECT_THROWS(FatalError, d.param_jacobian({{"strain", at::rand({5, 5}, f64())}}), "strain");
   auto hybrid = std::make_shared<StaticHybridScheduler>(std::vector<c10::Device>{c10::kCPU},

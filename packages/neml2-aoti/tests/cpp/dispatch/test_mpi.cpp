@@ -29,8 +29,8 @@ TEST_CASE(split_across_two_ranks)
   const char * dir = std::getenv("NEML2_DISPATCH_ARTIFACTS");
   EXPECT(dir != nullptr);
   const auto root = std::filesystem::path(dir) / "elasticity" / "model";
-  auto scheduler = std::make_shared<MPIScheduler>(std::vector<c10::Device>{c10::kCPU},
-                                                  std::vector<int64_t>{4});
+  auto scheduler =
+      std::make_shared<MPIScheduler>(std::vector<c10::Device>{c10::kCPU}, std::vector<int64_t>{4});
   EXPECT(scheduler->size() == 2);
   // The same global batch on every rank (same seed); B odd so the ranks own 9 and 8 rows.
   const int64_t B = 17;

@@ -40,7 +40,8 @@ struct Recorder
 bool
 tiles(std::vector<WorkChunk> chunks, int64_t batch)
 {
-  std::sort(chunks.begin(), chunks.end(),
+  std::sort(chunks.begin(),
+            chunks.end(),
             [](const WorkChunk & a, const WorkChunk & b) { return a.begin < b.begin; });
   int64_t next = 0;
   for (const auto & c : chunks)
@@ -74,13 +75,14 @@ TEST_CASE(sync_first_error_stops)
 {
   SimpleScheduler s(c10::Device(c10::kCPU), 2);
   int calls = 0;
-  EXPECT_THROWS(ConvergenceError, s.run(10,
-                                         [&](const WorkChunk & c)
-                                         {
-                                           ++calls;
-                                           if (c.begin == 4)
-                                             throw ConvergenceError("chunk at 4");
-                                         }),
+  EXPECT_THROWS(ConvergenceError,
+                s.run(10,
+                      [&](const WorkChunk & c)
+                      {
+                        ++calls;
+                        if (c.begin == 4)
+                          throw ConvergenceError("chunk at 4");
+                      }),
                 "chunk at 4");
   EXPECT(calls == 3);
 }
@@ -122,7 +124,8 @@ TEST_CASE(v3_config_constructors)
   EXPECT(h.capacities() == (std::vector<int64_t>{8, 8}));
   EXPECT(h.priorities()[1] > h.priorities()[0]);
   config.priorities = {-1.0, -1.0};
-  EXPECT(StaticHybridScheduler(config).priorities()[0] == StaticHybridScheduler(config).priorities()[1]);
+  EXPECT(StaticHybridScheduler(config).priorities()[0] ==
+         StaticHybridScheduler(config).priorities()[1]);
   config.priorities = {};
   EXPECT(StaticHybridScheduler(config).priorities() == (std::vector<int64_t>{1, 1}));
   config.priorities = {1.0, std::nan("")};
@@ -170,7 +173,8 @@ TEST_CASE(hybrid_greedy_by_priority)
             cpu_started = true;
         });
   EXPECT(tiles(r.chunks, 30));
-  std::sort(r.chunks.begin(), r.chunks.end(),
+  std::sort(r.chunks.begin(),
+            r.chunks.end(),
             [](const WorkChunk & a, const WorkChunk & b) { return a.begin < b.begin; });
   EXPECT(r.chunks.front().device == 1 && r.chunks.front().size == 6);
   EXPECT(r.chunks[1].device == 0 && r.chunks[1].begin == 6 && r.chunks[1].size == 4);
@@ -181,12 +185,13 @@ TEST_CASE(hybrid_greedy_by_priority)
 TEST_CASE(async_single_error_keeps_its_type)
 {
   StaticHybridScheduler s({c10::Device(c10::kCPU)}, {3});
-  EXPECT_THROWS(ConvergenceError, s.run(12,
-                                         [](const WorkChunk & c)
-                                         {
-                                           if (c.begin == 6)
-                                             throw ConvergenceError("rows 6..8 diverged");
-                                         }),
+  EXPECT_THROWS(ConvergenceError,
+                s.run(12,
+                      [](const WorkChunk & c)
+                      {
+                        if (c.begin == 6)
+                          throw ConvergenceError("rows 6..8 diverged");
+                      }),
                 "rows 6..8 diverged");
   // The scheduler is reusable after a failure.
   Recorder r;
@@ -201,20 +206,21 @@ TEST_CASE(async_stops_scheduling_and_drains)
   StaticHybridScheduler s({c10::Device(c10::kCPU), c10::Device(c10::kMeta)}, {2});
   std::atomic<int> started{0}, finished{0};
   std::atomic<bool> failed{false};
-  EXPECT_THROWS(FatalError, s.run(100,
-                                   [&](const WorkChunk & c)
-                                   {
-                                     ++started;
-                                     if (c.device == 1)
-                                     {
-                                       failed = true;
-                                       throw FatalError("meta chunk failed");
-                                     }
-                                     while (!failed)
-                                       std::this_thread::yield();
-                                     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-                                     ++finished;
-                                   }),
+  EXPECT_THROWS(FatalError,
+                s.run(100,
+                      [&](const WorkChunk & c)
+                      {
+                        ++started;
+                        if (c.device == 1)
+                        {
+                          failed = true;
+                          throw FatalError("meta chunk failed");
+                        }
+                        while (!failed)
+                          std::this_thread::yield();
+                        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                        ++finished;
+                      }),
                 "meta chunk failed");
   EXPECT(started.load() < 50);
   EXPECT(finished.load() == started.load() - 1);

@@ -9,9 +9,11 @@ against (and imports neml2.aoti, which checks its own).
 
 from neml2.aoti.torch_pin import check_torch as _check_torch
 from neml2.eager.__about__ import __version__ as __version__
-from neml2.eager._paths import cmake_prefix_path as cmake_prefix_path
-from neml2.eager._paths import include_dir as include_dir
-from neml2.eager._paths import library_dir as library_dir
+from neml2.eager._paths import (
+    cmake_prefix_path as cmake_prefix_path,
+    include_dir as include_dir,
+    library_dir as library_dir,
+)
 
 _check_torch("neml2-eager-cpp")  # libneml2_eager.so is tied to the torch release of its build
 del _check_torch

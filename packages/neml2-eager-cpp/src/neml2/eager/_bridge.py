@@ -1,4 +1,5 @@
-r"""``EagerModel``: the Python side of ``neml2::eager::Model`` (aoti.md §6).
+r"""``EagerModel``: the Python side of ``neml2::eager::Model`` (``docs/design/runtime.md``,
+"Eager C++ route").
 
 The C++ runtime holds one :class:`EagerModel` per ``neml2::eager::Model`` and calls its methods
 with raw tensors under the GIL. The adapter loads ``[Models/<name>]`` through
@@ -31,6 +32,7 @@ from neml2.factory import load_input, load_module
 from neml2.models.boundary import VarInfo, boundary_variables
 from neml2.models.common.implicit_update import ImplicitUpdate
 from neml2.models.composed import ComposedModel
+from neml2.models.model import Model
 
 __all__ = ["EagerModel"]
 
@@ -61,7 +63,14 @@ class EagerModel:
         if not Path(path).is_file():
             raise FileNotFoundError(f"input file '{path}' does not exist")
         factory = load_input(path, additional_args=list(overrides), device=device, dtype=dtype)
-        self.model = factory.get_model(name)
+        model = factory.get_model(name)
+        if not isinstance(model, Model):
+            raise TypeError(
+                f"{path}: [Models/{name}] is a {type(model).__name__}, not a py-eager model; the "
+                "eager C++ route evaluates py-eager models only (load a compiled artifact with "
+                "neml2::aoti::Model)"
+            )
+        self.model = model
         self.device = torch.device(device) if device is not None else _device_of(self.model)
         self.dtype = dtype
         self._inputs, self._outputs = boundary_variables(self.model, factory.settings)

@@ -1,4 +1,5 @@
-r"""The canonical raw-tensor boundary of the eager C++ route (design.md §4).
+r"""The canonical raw-tensor boundary of the eager C++ route (``docs/design/runtime.md``,
+"Canonical boundary").
 
 A boundary variable :math:`v` with base shape :math:`b_v` and declared sub-batch shape :math:`s_v`
 crosses as one tensor of shape ``(*B_v, *s_v, *b_v)``. The trailing ``(*s_v, *b_v)`` axes must

@@ -1,4 +1,4 @@
-"""Run one of seed 004's C++ tutorial programs and check what it prints.
+"""Run one of the C++ tracing-tutorial programs (v2-style authoring API); check what it prints.
 
 ``python check_tutorial.py <summary|tracing|optimization|off> <program>``: the program runs in
 this folder (it loads ``input.i``) with tracing on (``NEML2_JIT_TRACE=1``) for ``tracing`` and
@@ -49,7 +49,7 @@ def graph_ops(text: str) -> list[tuple[str, str, list[str]]]:
 
 
 def check_graph(text: str, *, profiling: bool) -> None:
-    """Seed 004's graph: named inputs, ``t - t~1`` once and reused by the three divisions."""
+    """The three-rates graph: named inputs, ``t - t~1`` once and reused by the three divisions."""
     head = "graph(" + ",\n      ".join(f"%eq::{n} : Tensor" for n in INPUTS) + "):\n"
     assert text.startswith(head), text
     assert ("prim::profile" in text) == profiling, text

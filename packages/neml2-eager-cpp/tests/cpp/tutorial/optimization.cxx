@@ -1,4 +1,4 @@
-// Seed 004 ("JIT optimization"), C++: evaluate ten times, print the optimized graph.
+// NEML2 v3 tutorial "JIT optimization", C++: evaluate ten times, print the optimized graph.
 #include "neml2/neml2.h"
 #include "neml2/tensors/Scalar.h"
 #include "neml2/tensors/jit.h"

@@ -1,4 +1,4 @@
-// Seed 004 ("Model structure"), C++: print the composed model's summary.
+// NEML2 v3 tutorial "Model structure", C++: print the composed model's summary.
 #include "neml2/neml2.h"
 
 int

@@ -1,4 +1,4 @@
-// Seed 004 ("Tracing"), C++: evaluate once, print the (profiling) graph that ran.
+// NEML2 v3 tutorial "Tracing", C++: evaluate once, print the (profiling) graph that ran.
 #include "neml2/neml2.h"
 #include "neml2/tensors/Scalar.h"
 #include "neml2/tensors/jit.h"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from neml2.drivers._base import Driver as Driver
 from neml2.drivers._compare import ComparisonError as ComparisonError
-from neml2.drivers.model_unit_test import ModelUnitTest as ModelUnitTest
-from neml2.drivers.model_unit_test import ModelUnitTestReport as ModelUnitTestReport
+from neml2.drivers.model_unit_test import (
+    ModelUnitTest as ModelUnitTest,
+    ModelUnitTestReport as ModelUnitTestReport,
+)
 from neml2.drivers.regression import TransientRegression as TransientRegression
 from neml2.drivers.transient import TransientDriver as TransientDriver
 from neml2.drivers.verification import Verification as Verification

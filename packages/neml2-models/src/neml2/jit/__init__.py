@@ -3,14 +3,17 @@
 Also the opt-in TorchScript tracing of ``Model.value`` (:func:`set_tracing`, ``NEML2_JIT_TRACE``).
 """
 
-from neml2.jit._compile import compile as compile
-from neml2.jit._compile import compiled_graph as compiled_graph
-from neml2.jit._compile import compiled_models as compiled_models
-from neml2.jit._graph import CapturedGraph as CapturedGraph
-from neml2.jit._graph import format_graph as format_graph
-from neml2.jit._trace import set_tracing as set_tracing
-from neml2.jit._trace import tracing as tracing
-from neml2.jit._trace import tracing_enabled as tracing_enabled
+from neml2.jit._compile import (
+    compile as compile,
+    compiled_graph as compiled_graph,
+    compiled_models as compiled_models,
+)
+from neml2.jit._graph import CapturedGraph as CapturedGraph, format_graph as format_graph
+from neml2.jit._trace import (
+    set_tracing as set_tracing,
+    tracing as tracing,
+    tracing_enabled as tracing_enabled,
+)
 
 __all__ = [
     "CapturedGraph",

@@ -6,8 +6,7 @@ call is wrapped in :func:`neml2.allow_autograd` outside the graph (guard evaluat
 tracing may use autograd). Shapes are static (``dynamic=False``): one recompile per new
 batch/sub-batch/K shape. Models with data-dependent control flow (``ImplicitUpdate``'s Newton
 loop) are not compiled; their JIT-able parts are (the residual model of the equation system and
-the predictor), and a ``ComposedModel`` containing one compiles each sub-model separately
-(seed 004, "Limitations").
+the predictor), and a ``ComposedModel`` containing one compiles each sub-model separately.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Opt-in TorchScript tracing of ``Model.value`` (seed 004, "Tracing" and "JIT optimization").
+"""Opt-in TorchScript tracing of ``Model.value``, and the optimized graph it runs.
 
 Off by default (``torch.jit.trace`` is deprecated in torch; ``neml2.compile`` is the supported
 JIT). Switch it on with ``NEML2_JIT_TRACE=1`` in the environment (read at import) or

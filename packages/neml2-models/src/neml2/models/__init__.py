@@ -10,13 +10,21 @@ from typing import Any as _Any
 
 _LAZY = {
     "ComposedModel": "neml2.models.composed",
+    "RouteModel": "neml2.models.route",
     "DependencyResolver": "neml2.models.resolver",
     "Model": "neml2.models.model",
     "NLParam": "neml2.models.model",
     "register_submodule": "neml2.models.model",
 }
 
-__all__ = ["ComposedModel", "DependencyResolver", "Model", "NLParam", "register_submodule"]
+__all__ = [
+    "ComposedModel",
+    "DependencyResolver",
+    "Model",
+    "NLParam",
+    "RouteModel",
+    "register_submodule",
+]
 
 
 def __getattr__(name: str) -> _Any:

@@ -38,8 +38,7 @@ from torch import nn
 
 from neml2.models._typed import broadcast
 from neml2.tensors import Scalar, TensorWrapper
-from neml2.tensors.hooks import is_number as _is_number
-from neml2.tensors.hooks import plain_eager
+from neml2.tensors.hooks import is_number as _is_number, plain_eager
 
 __all__ = [
     "DeferredTangent",

@@ -12,11 +12,13 @@ except ModuleNotFoundError as missing:
     ) from missing
 
 from neml2.pyzag._model import NEML2PyzagModel as NEML2PyzagModel
-from neml2.pyzag._operators import CachingLU as CachingLU
-from neml2.pyzag._operators import NEML2BlockJacobian as NEML2BlockJacobian
-from neml2.pyzag._operators import NEML2BlockVector as NEML2BlockVector
-from neml2.pyzag._operators import NEML2SolvableBlockOperator as NEML2SolvableBlockOperator
-from neml2.pyzag._operators import NEML2Wrapper as NEML2Wrapper
+from neml2.pyzag._operators import (
+    CachingLU as CachingLU,
+    NEML2BlockJacobian as NEML2BlockJacobian,
+    NEML2BlockVector as NEML2BlockVector,
+    NEML2SolvableBlockOperator as NEML2SolvableBlockOperator,
+    NEML2Wrapper as NEML2Wrapper,
+)
 
 __all__ = [
     "CachingLU",

@@ -12,8 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from narrow import narrow
 
 from neml2.factory import load_string
+from neml2.models.model import Model
 from neml2.models.testing import ModelCase, case_id, check_model
 
 RNG = np.random.default_rng(5)
@@ -114,6 +116,6 @@ def test_bad_options(extra: str, option: str, what: str) -> None:
 def test_bad_diffusion_coefficient_and_zero_thickness() -> None:
     with pytest.raises(ValueError, match=r"\[Models/model\].*'diffusion_coefficient'"):
         load_string(_dl(d="-0.3")).get_model("model")
-    m = load_string(_dl("    product_dummy_thickness = 0\n")).get_model("model")
+    m = narrow(load_string(_dl("    product_dummy_thickness = 0\n")).get_model("model"), Model)
     assert m.product_dummy_thickness == 0.0
     assert [n for n, _ in m.named_parameters()] == ["D"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -200,7 +201,7 @@ def test_plasticity(case: ModelCase, dtype: torch.dtype, device: torch.device) -
     check_model(case, dtype=dtype, device=device)
 
 
-CHABOCHE = Path(__file__).parent / "inputs" / "chaboche.i"
+CHABOCHE = Path(os.environ["NEML2_SCENARIOS"]) / "chaboche.i"
 
 
 def test_chaboche_implicit_rate_jacobian(dtype: torch.dtype, device: torch.device) -> None:

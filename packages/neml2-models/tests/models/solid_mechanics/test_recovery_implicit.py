@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from narrow import narrow
 
+from neml2.drivers import TransientDriver
 from neml2.factory import load_input
 
 INPUTS = Path(__file__).parent / "inputs"
@@ -51,7 +53,7 @@ ANNEALING: dict[int, Row] = {
     [("static_recovery_implicit.i", RECOVERY), ("thermal_annealing_implicit.i", ANNEALING)],
 )
 def test_recovery_implicit_matches_v3(name: str, reference: dict[int, Row]) -> None:
-    driver = load_input(INPUTS / name).get_driver("driver")
+    driver = narrow(load_input(INPUTS / name).get_driver("driver"), TransientDriver)
     driver.run()
     res = driver.result()
     for step, (sxx, h, xxx) in reference.items():

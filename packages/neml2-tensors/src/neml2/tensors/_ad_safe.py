@@ -1,4 +1,4 @@
-r"""AD-safe ``sqrt, exp, tanh, reciprocal`` (tensors.md §8).
+r"""AD-safe ``sqrt, exp, tanh, reciprocal`` (``docs/design/tensors.md``, "AD-safe functions").
 
 Values are the plain torch ops; the derivatives are recomputed from the INPUT instead of
 reusing the saved output, which dodges the reverse-AD lowering bug of ``torch.export`` for ops

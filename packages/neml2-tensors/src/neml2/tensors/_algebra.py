@@ -13,8 +13,7 @@ import torch
 from neml2.tensors import _kernels as K
 from neml2.tensors._align import binary
 from neml2.tensors._kernels import broadcast_tensors
-from neml2.tensors._projectors import apply as apply_operator
-from neml2.tensors._projectors import projectors
+from neml2.tensors._projectors import apply as apply_operator, projectors
 from neml2.tensors._rotation_types import MRP
 from neml2.tensors._scalar import Scalar
 from neml2.tensors._second_order import R2, SR2

@@ -1,4 +1,5 @@
-"""Alignment of wrappers before binary / n-ary ops (tensors.md §6).
+"""Alignment of wrappers before binary / n-ary ops (``docs/design/tensors.md``, "Alignment and
+broadcasting").
 
 Every operand is reshaped (size-1 axes only, always a view) to a common layout::
 
@@ -61,7 +62,7 @@ def fullify_axis(w: W, i: int) -> W:
 
 
 def fullify(w: W) -> W:
-    """Make every paired broadcast K axis explicit (tensors.md §10)."""
+    """Make every paired broadcast K axis explicit (``docs/design/tensors.md``, "Seed axes")."""
     for i in range(w.k_ndim):
         w = fullify_axis(w, i)
     return w

@@ -1,4 +1,5 @@
-"""`Tensor`: dynamic-base block used by the equation-system / Jacobian layer (tensors.md §9.1).
+"""`Tensor`: dynamic-base block used by the equation-system / Jacobian layer
+(``docs/design/tensors.md``, "Dynamic-base Tensor").
 
 Layout ``(*K, *batch, *sub, *base)`` with ``base_ndim = ndim − k_ndim − batch_ndim −
 sub_batch_ndim``. Not a `TensorWrapper`: ``Tensor(Tensor)`` is not unwrapped.

@@ -1,4 +1,4 @@
-"""Seed (K) axis machinery for forward-mode tangents (tensors.md §10).
+"""Seed (K) axis machinery for forward-mode tangents (``docs/design/tensors.md``, "Seed axes").
 
 A tangent of a ``T`` is a ``T`` with leading K axes. A *paired broadcast* K axis
 (storage 1, ``k_pairing[i] = j``) stands for the implicit diagonal ``δ(k_i, s_j)``.

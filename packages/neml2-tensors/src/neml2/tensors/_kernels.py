@@ -138,7 +138,7 @@ def sr2_inv(d: T) -> T:
 
 
 def mandel_q(a: T, b: T) -> T:
-    """Bilinear form B(A, B) with Q(R) = B(R, R): the 6x6 Mandel rotation (tensors.md §3)."""
+    """Bilinear form B(A, B) with Q(R) = B(R, R): the 6x6 Mandel rotation."""
     A = a.flatten(-2).unbind(-1)
     B = b.flatten(-2).unbind(-1)
     s = SQRT2

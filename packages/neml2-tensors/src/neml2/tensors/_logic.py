@@ -1,6 +1,6 @@
 """Selection and comparison: ``where``, ``gt/lt/ge/le``, ``equal``, ``allclose``.
 
-Operands are aligned exactly like arithmetic (§6). Comparisons return the first
+Operands are aligned exactly like arithmetic. Comparisons return the first
 operand's wrapper type holding a **bool** tensor; a Python number becomes a Scalar.
 """
 

@@ -1,8 +1,8 @@
 """`PrimitiveTensor`: arithmetic operators and factories shared by all fixed-base types.
 
-Rules (tensors.md §6): ``a ± b`` needs the same class or a ``Scalar`` (Python
-numbers only on ``Scalar``); ``a * b`` and ``a / b`` accept the same class
-(component-wise), a ``Scalar`` or a Python number. ``Scalar * X`` has ``X``'s type.
+Rules (``docs/design/tensors.md``, "Alignment and broadcasting"): ``a ± b`` needs the same class
+or a ``Scalar`` (Python numbers only on ``Scalar``); ``a * b`` and ``a / b`` accept the same
+class (component-wise), a ``Scalar`` or a Python number. ``Scalar * X`` has ``X``'s type.
 Factories default to ``torch.float64`` unless ``dtype=`` is given (a deliberate
 deviation from v3, which used torch's global default for non-Scalar types).
 """

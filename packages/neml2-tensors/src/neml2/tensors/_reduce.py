@@ -2,7 +2,7 @@
 
 They take *views* (``w.dynamic_batch`` or ``w.sub_batch``) naming the region to act on;
 never ``w.batch`` (ambiguous) or a fixed base. Reducing a sub axis drops it from the
-sub-batch and renumbers K pairings (a paired broadcast K axis is exposed, §10).
+sub-batch and renumbers K pairings (a paired broadcast K axis is exposed).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Region views ``w.batch / w.dynamic_batch / w.sub_batch / w.base / w.k`` (tensors.md §9).
+"""Region views ``w.batch / w.dynamic_batch / w.sub_batch / w.base / w.k``
+(``docs/design/tensors.md``, "Regions").
 
 A view is a transient handle naming one region of a wrapper; indexing and shape
 ops address only that region's axes and always return a new wrapper.

@@ -10,9 +10,11 @@ access.
 from typing import Any as _Any
 
 from neml2.aoti.compile._errors import CompileError as CompileError
-from neml2.aoti.compile._metadata import FORMAT as FORMAT
-from neml2.aoti.compile._metadata import SCHEMA_VERSION as SCHEMA_VERSION
-from neml2.aoti.compile._metadata import read_metadata as read_metadata
+from neml2.aoti.compile._metadata import (
+    FORMAT as FORMAT,
+    SCHEMA_VERSION as SCHEMA_VERSION,
+    read_metadata as read_metadata,
+)
 
 __all__ = [
     "FORMAT",

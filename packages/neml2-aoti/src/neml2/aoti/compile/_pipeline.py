@@ -1,4 +1,4 @@
-r"""``compile_model``: the Python equivalent of ``neml2-compile`` (aoti.md §2.1 semantics).
+r"""``compile_model``: the Python equivalent of ``neml2-compile`` (``docs/guide/artifacts.md``).
 
 Per requested ``(device, dtype)`` leaf: look the request up in the compile cache
 (:mod:`._cache`); on a miss load and validate it (:mod:`._prepare`), plan the graphs

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from neml2.aoti.compile._errors import CompileError
 from neml2.aoti.compile._graphs import ForwardGraph, ImplicitGraph, PredictorGraph, implicit_layout
 from neml2.aoti.compile._prepare import ParamInfo, Prepared
 from neml2.models.boundary import VarInfo
@@ -132,6 +133,22 @@ def _roles(givens: list[VarInfo], unknowns: list[str]) -> list[tuple[str, str | 
     return out
 
 
+def _check_incremental(model: Any, givens: list[str]) -> None:
+    """Refuse what the runtime would solve differently from py-eager: an incremental variable
+    ``X`` whose ``X~1`` the residual does not read is held at ``X`` across substeps by the runtime
+    (its segment has no given to interpolate from), where py-eager ramps it from ``X~1``."""
+    if not model.max_substepping_level:
+        return
+    ramped = [x for x in model.incremental_variables if f"{x}~1" not in givens]
+    if ramped:
+        raise CompileError(
+            f"[Models/{model.hit_name}] option 'incremental_variables': {ramped} would be ramped "
+            f"from {[x + '~1' for x in ramped]}, which the residual does not read; the compiled "
+            "runtime cannot interpolate such a variable across substeps yet (py-eager can). Make "
+            "the residual read the old value, or compile without substepping"
+        )
+
+
 def solver_config(model: Any) -> dict[str, Any]:
     """Newton settings of an ImplicitUpdate (ARTIFACT.md §3.2)."""
     s = model.solver
@@ -163,6 +180,7 @@ def _implicit(prep: Prepared, rn: Renames, b: int, like: torch.Tensor, gen: Any)
     ex = [u, *gs, *ps]
     cfg = solver_config(m)
     gnames = [g.name for g in givens]
+    _check_incremental(m, gnames)
     req_in = {i for _, i in prep.pairs}
     gcols: list[dict[str, Any]] = []
     off = 0

@@ -25,6 +25,7 @@ __all__ = [
     "scenario_artifact",
     "scenario_compile_args",
     "scenario_input",
+    "scenarios_dir",
 ]
 
 _HERE = Path(__file__).resolve()
@@ -70,19 +71,32 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 
-def scenario_input(name: str) -> Path:
-    """The scenario's input file (``packages/neml2-aoti/tests/scenarios/<name>.i``)."""
+def scenarios_dir() -> Path:
+    """The repository's shared scenario folder ``scenarios/`` (every package's tests, the C++
+    tests and the benchmarks read their scenario inputs from it).
+
+    ``$NEML2_SCENARIOS`` when set (the workspace ``conftest.py`` and the C++ test projects set it),
+    else the ``scenarios`` folder of the repository holding this module (an editable install).
+    An installed wheel has no repository above it: there the variable is required.
+    """
     env = os.environ.get("NEML2_SCENARIOS")
-    roots = [Path(env)] if env else []
-    roots += [p / "tests" / "scenarios" for p in _HERE.parents if (p / "pyproject.toml").is_file()]
-    for r in roots:
-        f = r / f"{name}.i"
-        if f.is_file():
-            return f
+    if env:
+        return Path(env)
+    for parent in _HERE.parents:
+        if (parent / "scenarios").is_dir() and (parent / "pyproject.toml").is_file():
+            return parent / "scenarios"
     raise FileNotFoundError(
-        f"scenario input '{name}.i' not found (looked in {', '.join(map(str, roots))}); set "
-        f"NEML2_SCENARIOS to packages/neml2-aoti/tests/scenarios"
+        f"no scenarios/ folder above {_HERE} (an installed package): set NEML2_SCENARIOS to the "
+        f"repository's scenarios/ folder"
     )
+
+
+def scenario_input(name: str) -> Path:
+    """The scenario's input file: ``scenarios/<name>.i`` (:func:`scenarios_dir`)."""
+    f = scenarios_dir() / f"{name}.i"
+    if not f.is_file():
+        raise FileNotFoundError(f"scenario input '{name}.i' not found in {f.parent}")
+    return f
 
 
 def scenario_compile_args(name: str) -> tuple[Path, dict[str, Any]]:

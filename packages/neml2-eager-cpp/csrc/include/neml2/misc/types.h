@@ -1,4 +1,4 @@
-// NEML2 v2-style authoring types over the cpp-eager route (seed 004's C++ tutorial): dtype and
+// NEML2 v2-style authoring types over the cpp-eager route (docs/cpp/eager.md): dtype and
 // device aliases, the process-wide default dtype and the default tensor options.
 #pragma once
 

@@ -1,5 +1,5 @@
-// neml2::Model and neml2::load_model: the NEML2 v2-style authoring API (seed 004's C++ tutorial)
-// over the cpp-eager route. A thin handle on a neml2::eager::Model: same interpreter, same
+// neml2::Model and neml2::load_model: the NEML2 v2-style authoring API (docs/cpp/eager.md) over
+// the cpp-eager route. A thin handle on a neml2::eager::Model: same interpreter, same
 // boundary checks, same errors (neml2::aoti::FatalError "neml2::eager::Model::<op>: ...").
 #pragma once
 

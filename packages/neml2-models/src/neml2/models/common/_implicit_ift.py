@@ -2,7 +2,8 @@ r"""Implicit-function-theorem helpers of ``ImplicitUpdate``.
 
 * :func:`contract` applies a block of :math:`\mathrm d u/\mathrm d g = -A^{-1}B` to an incoming
   tangent of a given :math:`g` (per-site tangents of block groups keep their pairing);
-* :class:`ImplicitSolve` is the ``torch.autograd.Function`` of a solve: forward solves detached;
+* :class:`ImplicitSolve` is the ``torch.autograd.Function`` of a solve: forward solves detached
+  (or takes the solution, an ``AssembledVector`` passed for the guess: substepping solves first);
   backward solves :math:`A^T\lambda = \partial L/\partial u^*` and returns
   :math:`-(\partial r/\partial\theta)^T\lambda` for the givens and the residual model's
   parameters (re-evaluating :math:`r(u^*)` with ``functional_call`` so that parameter copies, as in
@@ -138,12 +139,15 @@ class ImplicitSolve(torch.autograd.Function):
     def forward(
         ctx: Any,
         iu: Any,
-        guess: dict[str, Any],
+        guess: dict[str, Any] | AssembledVector,
         gsub: tuple[int, ...],
         *tensors: torch.Tensor,
     ) -> tuple[torch.Tensor, ...]:
         system = iu.system
-        u = iu._solve(wrap_givens(system, tensors, gsub), guess)
+        if isinstance(guess, AssembledVector):  # already solved at these givens (substepping)
+            u = guess
+        else:
+            u = iu._solve(wrap_givens(system, tensors, gsub), guess)
         ctx.iu = iu
         ctx.u = u
         ctx.gsub = gsub

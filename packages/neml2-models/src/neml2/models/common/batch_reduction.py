@@ -19,8 +19,7 @@ from typing import Any
 from neml2._registry import register_neml2_object
 from neml2.models.model import Model
 from neml2.schema import HitSchema, input, option, output
-from neml2.tensors import SR2, diff
-from neml2.tensors import sum as region_sum
+from neml2.tensors import SR2, diff, sum as region_sum
 
 __all__ = ["BatchReduction", "fit_tangent", "make_reduction"]
 

@@ -24,8 +24,15 @@ Batch shape of the outputs (plain call, no ``v``): the solution carries the batc
 once Newton has taken a step; a solve that converges at iteration 0 returns the guess itself, with
 the guesses' own batch :math:`B_u` (as v3: unbatched old state stays unbatched until an update
 makes it batch-dependent). Tangents (``v``) keep :math:`B`.
-Substepping (``max_substepping_level``, ``incremental_variables``) is a compiled-model feature:
-the eager forward raises ``NotImplementedError`` when either is set.
+Substepping (``max_substepping_level > 0``; ``neml2.models.common._substep``, the compiled
+runtime's algorithm): masked Newton solves over the step fraction span :math:`[0, 1]`, failed rows
+bisected up to ``max_substepping_level`` times (then a recoverable ``ConvergenceError``), force
+pairs ``y~1 → y`` and ``incremental_variables`` interpolated, old states chained. The outputs
+carry the broadcast batch of all inputs. Derivatives, as the compiled runtime: forward tangents
+(``v``) by the IFT at the converged point when no halving was needed, and an error when one was;
+reverse mode (autograd) chains the IFT of every sub-span, the exact derivative of the substepped
+result. With ``max_substepping_level = 0`` the step is one throwing solve (the ``~1`` inputs of
+``incremental_variables`` are then unused).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from neml2.es import AssembledVector
 from neml2.es._layout import broadcast_batch
 from neml2.es.nonlinear_system import ModelNonlinearSystem
 from neml2.models.common._implicit_ift import ImplicitSolve, contract
+from neml2.models.common._substep import Substepper
 from neml2.models.model import Model, register_submodule
 from neml2.schema import HitSchema, dependency, option
 from neml2.solvers import ConvergenceError, DenseLU, DirectSolver, LinearSolver, RetCode
@@ -71,12 +79,11 @@ class ImplicitUpdate(Model):
         ),
         option(
             "max_substepping_level", int,
-            "Maximum number of step halvings on a failed solve (compiled models only)", default=0,
+            "Maximum number of step halvings on a failed solve (0: no substepping)", default=0,
         ),
         option(
             "incremental_variables", list,
-            "Givens interpolated across substeps (each adds an input '<name>~1'; compiled "
-            "models only)", default=(),
+            "Givens interpolated across substeps (each adds an input '<name>~1')", default=(),
         ),
     )  # fmt: skip
 
@@ -114,6 +121,11 @@ class ImplicitUpdate(Model):
         if self.max_substepping_level < 0:
             raise ValueError(
                 f"option 'max_substepping_level': must be >= 0, got {self.max_substepping_level}"
+            )
+        if self.max_substepping_level and not callable(getattr(self.solver, "solve_masked", None)):
+            raise TypeError(
+                f"option 'max_substepping_level': substepping needs a solver with a masked solve "
+                f"(e.g. Newton), got {type(self.solver).__name__}"
             )
         self.incremental_variables = list(self.incremental_variables or ())
         for x in self.incremental_variables:
@@ -229,13 +241,6 @@ class ImplicitUpdate(Model):
 
     def forward(self, *args: Any, v: Any = None) -> Any:
         """Solve for the unknowns; with ``v`` also push tangents by the IFT. Always a tuple."""
-        if self.max_substepping_level or self.incremental_variables:
-            raise NotImplementedError(
-                f"ImplicitUpdate '{self._hit_name}': substepping (max_substepping_level = "
-                f"{self.max_substepping_level}, incremental_variables = "
-                f"{self.incremental_variables}) is only available in compiled (AOTI) models; the "
-                f"eager Python route does not substep"
-            )
         if len(args) != len(self.input_spec):
             raise TypeError(
                 f"ImplicitUpdate '{self._hit_name}': expected {len(self.input_spec)} inputs "
@@ -248,6 +253,8 @@ class ImplicitUpdate(Model):
         system = self.system
         givens = {g: vals[g] for g in system.given_names}
         guess = self._guess(vals)
+        if self.max_substepping_level:
+            return self._substep(vals, givens, guess, v)
         if v is None and self._needs_autograd(givens):
             params = [p for _, p in system.model.named_parameters()]
             gdata = [givens[g].data for g in system.given_names]
@@ -270,6 +277,50 @@ class ImplicitUpdate(Model):
             return self._keep_guess_batch(result, guess)
         with native_workspace(self.solver):  # the solve's memory, warm
             return (*result, self._ift(u, uvals, v))
+
+    def _substep(
+        self, vals: dict[str, Any], givens: dict[str, Any], guess: dict[str, Any], v: Any
+    ) -> Any:
+        """The substepped solve (``neml2.models.common._substep``); with ``v``, tangents by the
+        IFT at the converged point, refused when the step needed halvings (as compiled)."""
+        system = self.system
+        pairs = {
+            f"{x}~1": vals[f"{x}~1"]
+            for x in self.incremental_variables
+            if f"{x}~1" not in system.given_names
+        }
+        subs = self._unknown_subs(givens, guess)
+        need_grad = v is None and (
+            self._needs_autograd(givens)
+            or (torch.is_grad_enabled() and any(x.data.requires_grad for x in pairs.values()))
+        )
+        sub = Substepper(self, givens, pairs, guess, subs, need_grad)
+        try:
+            uvals, result = sub.run()
+        except ConvergenceError as e:
+            raise ConvergenceError(
+                f"Nonlinear solve failed with status MAXITER: ImplicitUpdate '{self._hit_name}' "
+                f"(equation system of model '{system.model._hit_name}'): {e}",
+                ret=e.ret,
+            ) from e
+        self.last_result = result
+        out = tuple(uvals[n] for n in system.unknown_names)
+        if v is None:
+            return out
+        if not any(v.get(g) for g in system.given_names):
+            return (*out, {})
+        if result.max_level:
+            raise RuntimeError(
+                f"ImplicitUpdate '{self._hit_name}': derivatives through a substepped implicit "
+                f"solve are not available (the solve needed {result.max_level} step halving "
+                f"level(s)); reduce the step or use forward only"
+            )
+        with torch.no_grad():
+            system.initialize(givens)
+            system.set_unknown_sub_batch(subs)
+            u = system.pack_unknowns(uvals)
+        with native_workspace(self.solver):
+            return (*out, self._ift(u, uvals, v))
 
     def _keep_guess_batch(
         self, result: tuple[TensorWrapper, ...], guess: dict[str, Any]

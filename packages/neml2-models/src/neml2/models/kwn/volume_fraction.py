@@ -22,8 +22,7 @@ from neml2.models._checks import check_literal
 from neml2.models._scalar_function import ScalarMap, hd_pow
 from neml2.models.common.batch_reduction import fit_tangent
 from neml2.schema import HitSchema, input, output, parameter
-from neml2.tensors import Scalar
-from neml2.tensors import sum as region_sum
+from neml2.tensors import Scalar, sum as region_sum
 
 __all__ = ["PrecipitateVolumeFraction"]
 

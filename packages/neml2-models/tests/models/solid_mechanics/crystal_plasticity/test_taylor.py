@@ -1,4 +1,4 @@
-"""``bench/inputs/taylor.i`` (FCC Taylor model, implicit) on py-eager.
+"""``scenarios/taylor.i`` (FCC Taylor model, implicit) on py-eager.
 
 The converged step is checked against the model's equations written independently in numpy:
 backward-Euler updates of the elastic strain and slip hardening, and the exponential-map
@@ -10,6 +10,7 @@ Tolerance: Newton stops at a residual norm of 1e-10 absolute / 1e-8 relative
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,7 @@ from cp_reference import axial, full, mandel, mrp_matrix, skew_matrix
 import neml2
 from neml2.tensors import MRP, SR2, WR2, Scalar
 
-ROOT = Path(__file__).resolve().parents[6]
-TAYLOR = ROOT / "bench" / "inputs" / "taylor.i"
+TAYLOR = Path(os.environ["NEML2_SCENARIOS"]) / "taylor.i"
 E, NU = 1e5, 0.3
 GAMMA0, N_EXP, TAU0, THETA0, TAU_F = 1.0, 6.0, 30.0, 500.0, 10.0
 

@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from narrow import narrow
 
+from neml2.drivers import TransientDriver
 from neml2.factory import load_input
 from neml2.models.testing import ModelCase, case_id, check_model
 
@@ -33,7 +35,7 @@ def _run(name: str, dtype: torch.dtype, **over: float) -> tuple[np.ndarray, dict
     """Prescribed jumps ``(n+1, 3)`` and recorded outputs (steps 1..n) of an example."""
     f = load_input(EXAMPLES / name, additional_args=[f"{k}:={v}" for k, v in over.items()],
                    dtype=dtype)  # fmt: skip
-    driver = f.get_driver("driver")
+    driver = narrow(f.get_driver("driver"), TransientDriver)
     driver.run()
     res = driver.result()
     n = int(f.get_tensor("times").data.shape[0]) - 1

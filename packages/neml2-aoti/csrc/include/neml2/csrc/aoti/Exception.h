@@ -1,4 +1,4 @@
-// The neml2 error taxonomy shared by every route (design.md §3, aoti.md §3.4).
+// The neml2 error taxonomy shared by every route (docs/design/runtime.md, "Exceptions").
 //
 //   Exception         base class, std::runtime_error with a virtual recoverable()
 //   FatalError        bad input / artifact / shape / dtype / device: never recoverable

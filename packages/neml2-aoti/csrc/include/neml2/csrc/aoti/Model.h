@@ -1,4 +1,5 @@
-// neml2::aoti::Model: a compiled (AOTI) neml2 artifact loaded into libneml2.so (aoti.md §3).
+// neml2::aoti::Model: a compiled (AOTI) neml2 artifact loaded into libneml2.so
+// (docs/design/runtime.md).
 //
 // An artifact root holds metadata.json and one leaf <device>/<dtype>/ of .pt2 graphs per compiled
 // (device, dtype). The model runs its segments (forward graphs and implicit Newton solves) one
@@ -12,8 +13,9 @@
 //
 // Threading: calls on one Model are serialized by an internal mutex (safe, not parallel); use one
 // Model per host thread for parallelism. The evaluation members are const (as in NEML2 v3): they
-// may run on a `const Model &`, and still serialize on that mutex. named_parameters() hands out a reference: mutating it
-// while another thread calls the same Model is a data race the caller must avoid.
+// may run on a `const Model &`, and still serialize on that mutex. named_parameters() hands out a
+// reference: mutating it while another thread calls the same Model is a data race the caller must
+// avoid.
 #pragma once
 
 #include <cstdint>
@@ -40,10 +42,10 @@ class ModelImpl;
 class NEML2_AOTI_EXPORT Model
 {
 public:
-  /// Load the leaf <artifact_root>/<device type>/<dtype>/ described by <artifact_root>/metadata.json.
-  /// `artifact_root` may also name the metadata file: metadata.json, or NEML2 v3's documented
-  /// <model>_meta.json in the artifact folder. A cuda device with an index pins every graph to that
-  /// GPU. dtype is kFloat64 or kFloat32.
+  /// Load the leaf <artifact_root>/<device type>/<dtype>/ described by
+  /// <artifact_root>/metadata.json. `artifact_root` may also name the metadata file:
+  /// metadata.json, or NEML2 v3's documented <model>_meta.json in the artifact folder. A cuda
+  /// device with an index pins every graph to that GPU. dtype is kFloat64 or kFloat32.
   explicit Model(const std::filesystem::path & artifact_root,
                  c10::Device device = c10::Device(c10::kCPU),
                  c10::ScalarType dtype = c10::kDouble);

@@ -1,12 +1,12 @@
-// The canonical runtime boundary (design.md §4, aoti.md §3.3).
+// The canonical runtime boundary (docs/design/runtime.md, "Canonical boundary").
 //
 // Every input is a tensor of shape (*batch, *base). canonicalize_inputs checks that exactly the
 // expected inputs are present, that each one's trailing axes equal its base shape, and that its
 // dtype and device are the model's (never casting). The leading batch shapes of all inputs are
 // then broadcast to one common shape (at::infer_size, numpy rules; a batch-less input, ndim ==
 // base ndim, has batch (), so batch-less inputs alone give batch ()) and every input is expanded
-// to (*batch, *base) and made contiguous. Every violation is a FatalError naming the variable, the expected and the actual
-// value.
+// to (*batch, *base) and made contiguous. Every violation is a FatalError naming the variable,
+// the expected and the actual value.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
-// The guard every public runtime call runs through (aoti.md §3.4): neml2 exceptions pass through
-// unchanged; anything else (c10::Error, std::bad_alloc, any std::exception, unknown throws)
-// becomes FatalError("<op>: <what>") so a host only ever sees the neml2 taxonomy.
+// The guard every public runtime call runs through (docs/design/runtime.md, "Guard"): neml2
+// exceptions pass through unchanged; anything else (c10::Error, std::bad_alloc, any
+// std::exception, unknown throws) becomes FatalError("<op>: <what>") so a host only ever sees the
+// neml2 taxonomy.
 #pragma once
 
 #include <exception>

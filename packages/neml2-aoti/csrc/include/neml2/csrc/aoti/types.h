@@ -1,5 +1,5 @@
 // Value types shared by every C++ route (neml2::aoti::Model, DispatchedModel, neml2::eager::Model),
-// so a host switches routes by changing only the header and the load call (seed 000).
+// so a host switches routes by changing only the header and the load call.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +32,8 @@ using JvpResult = std::pair<TensorMap, TensorMap>;
 /// forward values and the Jacobian blocks.
 using JacobianResult = std::pair<TensorMap, VariablePairJacobian>;
 
-/// Newton settings of the implicit segments (aoti.md §3.1). The defaults are the C++ defaults for
-/// keys an artifact does not record.
+/// Newton settings of the implicit segments (docs/design/runtime.md, "Implicit segment"). The
+/// defaults are the C++ defaults for keys an artifact does not record.
 struct NEML2_AOTI_EXPORT SolverConfig
 {
   double atol = 1e-10;

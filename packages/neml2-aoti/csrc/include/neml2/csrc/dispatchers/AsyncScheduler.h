@@ -1,5 +1,6 @@
-// Asynchronous schedulers (aoti.md §5): one worker thread with its own task queue per device
-// (a one-thread c10::ThreadPool each, so the chunks of one device run in order). run() assigns chunks while devices have room (load + chunk <= capacity) and blocks
+// Asynchronous schedulers (docs/design/runtime.md, "Chunking rules"): one worker thread with its
+// own task queue per device (a one-thread c10::ThreadPool each, so the chunks of one device run
+// in order). run() assigns chunks while devices have room (load + chunk <= capacity) and blocks
 // otherwise; each task catches its own error and always reports completion. After the first error
 // nothing new is scheduled, the chunks in flight drain, then one error is rethrown with its exact
 // type and several become an AggregateError (recoverable iff every part is).

@@ -1,5 +1,6 @@
 // neml2::aoti::DispatchedModel: one compiled artifact evaluated in chunks over the devices of a
-// WorkScheduler (aoti.md §5). Same call surface as neml2::aoti::Model; not a subclass of it.
+// WorkScheduler (docs/design/runtime.md, "Chunking rules"). Same call surface as
+// neml2::aoti::Model; not a subclass of it.
 //
 // Chunking rules:
 //   - B is dim 0 of the inputs with the most batch axes, counted in front of each variable's

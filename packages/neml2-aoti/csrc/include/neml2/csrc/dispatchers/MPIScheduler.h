@@ -1,4 +1,4 @@
-// MPIScheduler: one global batch split over the ranks of an MPI communicator (aoti.md §5). Each
+// MPIScheduler: one global batch split over the ranks of an MPI communicator. Each
 // rank gets a device (ranks are grouped per node; device = devices[local_rank % n]) and a
 // contiguous, balanced slice of the global batch; it evaluates its slice with a DispatchedModel
 // over this scheduler (a SyncScheduler on its device), and gather() all-gathers the results.
@@ -78,8 +78,9 @@ private:
   struct Placement;
   struct Impl;
   MPIScheduler(Placement placement);
-  static Placement
-  place(const std::vector<c10::Device> & devices, std::vector<int64_t> batch_sizes, const void * comm);
+  static Placement place(const std::vector<c10::Device> & devices,
+                         std::vector<int64_t> batch_sizes,
+                         const void * comm);
   std::unique_ptr<Impl> _impl;
 };
 } // namespace neml2::aoti

@@ -41,5 +41,6 @@ mpi_device_index(std::size_t local_rank, std::size_t local_size, std::size_t nde
 
 /// The devices of MPISimpleScheduler::Config::devices, checked: at least one, each cpu or cuda,
 /// none listed twice, bare cuda not mixed with cuda:N. FatalError otherwise.
-NEML2_AOTI_EXPORT std::vector<c10::Device> parse_mpi_devices(const std::vector<std::string> & devices);
+NEML2_AOTI_EXPORT std::vector<c10::Device>
+parse_mpi_devices(const std::vector<std::string> & devices);
 } // namespace neml2::aoti

@@ -1,5 +1,6 @@
-// Work schedulers of the dispatcher (aoti.md §5): a scheduler covers the rows [0, B) of one batched
-// call with chunks, each assigned to one of its devices, and runs a work function on every chunk.
+// Work schedulers of the dispatcher (docs/design/runtime.md, "Chunking rules"): a scheduler
+// covers the rows [0, B) of one batched call with chunks, each assigned to one of its devices,
+// and runs a work function on every chunk.
 //
 //   WorkScheduler          the interface (non-copyable, shared through std::shared_ptr)
 //   SyncScheduler          one device, fixed chunk size, runs chunks on the caller's thread
@@ -56,7 +57,8 @@ public:
   virtual void run(int64_t batch, const Work & work) = 0;
 };
 
-/// One device, chunks of batch_size rows (0 = the whole batch in one chunk), on the caller's thread.
+/// One device, chunks of batch_size rows (0 = the whole batch in one chunk), on the caller's
+/// thread.
 class NEML2_AOTI_EXPORT SyncScheduler : public WorkScheduler
 {
 public:

@@ -1,8 +1,9 @@
-// neml2::aoti::load_model: a DispatchedModel from the HIT stub neml2-compile writes (aoti.md §1.4,
-// §5). Only what the stub needs is read, with a minimal reader (no full HIT parser): the block
-// [Models]/[<name>] with `type = AOTIModel` and `artifact_path = <path>` (quoted or bare; a
-// relative path is resolved against the stub's folder). Other sections ([Settings], [Tensors],
-// [Drivers], ...) are skipped. Errors are FatalErrors naming the file and line.
+// neml2::aoti::load_model: a DispatchedModel from the HIT stub neml2-compile writes
+// (docs/guide/artifacts.md, "Layout"). Only what the stub needs is read, with a minimal reader
+// (no full HIT parser): the block [Models]/[<name>] with `type = AOTIModel` and
+// `artifact_path = <path>` (quoted or bare; a relative path is resolved against the stub's
+// folder). Other sections ([Settings], [Tensors], [Drivers], ...) are skipped. Errors are
+// FatalErrors naming the file and line.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // neml2::eager::Model: a neml2 model loaded from its .i input file and evaluated in an embedded
-// CPython interpreter (aoti.md §6, seed "Eager evaluation from C++").
+// CPython interpreter (docs/design/runtime.md, "Eager C++ route").
 //
 // The surface mirrors neml2::aoti::Model (same value types from neml2/csrc/aoti/types.h), so a
 // host switches routes by changing only the header and the load call. Differences: there is no
@@ -25,8 +25,9 @@
 //
 // Threading: each call holds the GIL, and calls on one Model are also serialized by an internal
 // mutex (torch drops the GIL inside many ops, so the GIL alone would let two threads interleave
-// in one Python model): concurrent calls are safe and give the serial results, never parallel. The interpreter is started on first use if none is running and is
-// never finalized; an already running interpreter (a Python host) is reused untouched.
+// in one Python model): concurrent calls are safe and give the serial results, never parallel.
+// The interpreter is started on first use if none is running and is never finalized; an already
+// running interpreter (a Python host) is reused untouched.
 #pragma once
 
 #include <cstdint>

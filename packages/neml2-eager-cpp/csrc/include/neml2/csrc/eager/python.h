@@ -1,4 +1,4 @@
-// The embedded-CPython layer of libneml2_eager.so (aoti.md §6, seeds: eager C++ runtime).
+// The embedded-CPython layer of libneml2_eager.so (docs/design/runtime.md, "Eager C++ route").
 //
 // libneml2_eager.so does not link libpython: a pure C++ host links it itself
 // (find_package(Python3 COMPONENTS Development.Embed) -> Python3::Python); a Python host

@@ -26,8 +26,7 @@ from neml2.models.solid_mechanics.crystal_plasticity._geometry import (
     store_slip_tensor,
 )
 from neml2.schema import HitSchema, input, output
-from neml2.tensors import R2, SR2, WR2, Scalar, jvp_rotate, rotate
-from neml2.tensors import sum as region_sum
+from neml2.tensors import R2, SR2, WR2, Scalar, jvp_rotate, rotate, sum as region_sum
 
 __all__ = ["PlasticDeformationRate", "PlasticSpatialVelocityGradient", "PlasticVorticity"]
 

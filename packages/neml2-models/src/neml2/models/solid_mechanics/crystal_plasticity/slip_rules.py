@@ -17,8 +17,7 @@ from neml2.models.model import Model
 from neml2.models.solid_mechanics._actions import add_action
 from neml2.models.solid_mechanics.crystal_plasticity._geometry import check_same_sub_batch
 from neml2.schema import HitSchema, input, output, parameter
-from neml2.tensors import Scalar, abs, gt, log, pow, sign, where
-from neml2.tensors import sum as region_sum
+from neml2.tensors import Scalar, abs, gt, log, pow, sign, sum as region_sum, where
 
 __all__ = ["PowerLawSlipRule", "SumSlipRates"]
 

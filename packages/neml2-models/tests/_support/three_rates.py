@@ -1,4 +1,4 @@
-"""Seed 004's model: three ``ScalarVariableRate`` leaves that all compute ``(v - v~1)/(t - t~1)``.
+"""The three-rates model: three ``ScalarVariableRate`` leaves that all compute ``(v - v~1)/(t - t~1)``.
 
 Traced and optimized, the shared ``t - t~1`` must be computed once (common-subexpression
 elimination); the jit tests and the ``neml2-inspect --graph`` test count it.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-SEED004_INPUT = """
+THREE_RATES_INPUT = """
 [Models]
   [eq1]
     type = ScalarVariableRate
@@ -31,7 +31,7 @@ SEED004_INPUT = """
 
 _NODE = re.compile(r"^\s*(%\S+) : \S+ = ([\w:]+)(?:\[.*\])?\((.*)\)$")
 #: the traced graph's inputs, in the summary's (sorted) order
-SEED004_GRAPH_INPUTS = ["a", "a~1", "b", "b~1", "c", "c~1", "t", "t~1"]
+THREE_RATES_GRAPH_INPUTS = ["a", "a~1", "b", "b~1", "c", "c~1", "t", "t~1"]
 
 
 def torchscript_ops(text: str) -> list[tuple[str, str, list[str]]]:
@@ -51,9 +51,9 @@ def torchscript_ops(text: str) -> list[tuple[str, str, list[str]]]:
     return ops
 
 
-def check_seed004_torchscript(text: str, *, profiling: bool) -> None:
-    """Seed 004's traced graph: named inputs, ``t - t~1`` once, reused by the three divisions."""
-    head = "graph(" + ",\n      ".join(f"%eq::{n} : Tensor" for n in SEED004_GRAPH_INPUTS)
+def check_three_rates_torchscript(text: str, *, profiling: bool) -> None:
+    """The three-rates traced graph: named inputs, ``t - t~1`` once, reused by the three divisions."""
+    head = "graph(" + ",\n      ".join(f"%eq::{n} : Tensor" for n in THREE_RATES_GRAPH_INPUTS)
     assert text.startswith(head + "):\n"), text
     assert ("prim::profile" in text) == profiling, text
     ops = torchscript_ops(text)

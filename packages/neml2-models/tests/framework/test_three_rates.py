@@ -1,4 +1,4 @@
-"""Seed 004: three ScalarVariableRate composed; summary print and name-keyed evaluation."""
+"""Three ScalarVariableRate leaves composed: summary print and name-keyed evaluation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 import neml2
 from neml2.tensors import Scalar
 
-INPUT = Path(__file__).parent / "inputs" / "seed004.i"
+INPUT = Path(__file__).parent / "inputs" / "three_rates.i"
 
 SUMMARY = """Name: eq
 Input: a [Scalar]
