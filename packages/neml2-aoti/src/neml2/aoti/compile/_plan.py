@@ -18,6 +18,7 @@ from neml2.aoti.compile._errors import CompileError
 from neml2.aoti.compile._graphs import ForwardGraph, ImplicitGraph, PredictorGraph, implicit_layout
 from neml2.aoti.compile._prepare import ParamInfo, Prepared
 from neml2.models.boundary import VarInfo
+from neml2.models.common.substep import given_roles
 
 __all__ = ["Plan", "Renames", "plan"]
 
@@ -118,19 +119,9 @@ def _forward(prep: Prepared, rn: Renames, b: int, like: torch.Tensor, gen: Any) 
 
 
 def _roles(givens: list[VarInfo], unknowns: list[str]) -> list[tuple[str, str | None]]:
-    names = {g.name for g in givens}
-    out: list[tuple[str, str | None]] = []
-    for g in givens:
-        base, sep, lag = g.name.rpartition("~")
-        if sep and lag == "1" and base in unknowns:
-            out.append(("old_state", base))
-        elif sep and lag == "1" and base in names:
-            out.append(("old_force", base))
-        elif f"{g.name}~1" in names:
-            out.append(("cur_force", f"{g.name}~1"))
-        else:
-            out.append(("static", None))
-    return out
+    """``(role, pair)`` of each given, in order (the rule py-eager's substepping uses too)."""
+    roles = given_roles([g.name for g in givens], unknowns)
+    return [roles[g.name] for g in givens]
 
 
 def _check_incremental(model: Any, givens: list[str]) -> None:

@@ -24,7 +24,7 @@ Batch shape of the outputs (plain call, no ``v``): the solution carries the batc
 once Newton has taken a step; a solve that converges at iteration 0 returns the guess itself, with
 the guesses' own batch :math:`B_u` (as v3: unbatched old state stays unbatched until an update
 makes it batch-dependent). Tangents (``v``) keep :math:`B`.
-Substepping (``max_substepping_level > 0``; ``neml2.models.common._substep``, the compiled
+Substepping (``max_substepping_level > 0``; ``neml2.models.common.substep``, the compiled
 runtime's algorithm): masked Newton solves over the step fraction span :math:`[0, 1]`, failed rows
 bisected up to ``max_substepping_level`` times (then a recoverable ``ConvergenceError``), force
 pairs ``y~1 → y`` and ``incremental_variables`` interpolated, old states chained. The outputs
@@ -47,7 +47,7 @@ from neml2.es import AssembledVector
 from neml2.es._layout import broadcast_batch
 from neml2.es.nonlinear_system import ModelNonlinearSystem
 from neml2.models.common._implicit_ift import ImplicitSolve, contract
-from neml2.models.common._substep import Substepper
+from neml2.models.common.substep import Substepper
 from neml2.models.model import Model, register_submodule
 from neml2.schema import HitSchema, dependency, option
 from neml2.solvers import ConvergenceError, DenseLU, DirectSolver, LinearSolver, RetCode
@@ -281,7 +281,7 @@ class ImplicitUpdate(Model):
     def _substep(
         self, vals: dict[str, Any], givens: dict[str, Any], guess: dict[str, Any], v: Any
     ) -> Any:
-        """The substepped solve (``neml2.models.common._substep``); with ``v``, tangents by the
+        """The substepped solve (``neml2.models.common.substep``); with ``v``, tangents by the
         IFT at the converged point, refused when the step needed halvings (as compiled)."""
         system = self.system
         pairs = {

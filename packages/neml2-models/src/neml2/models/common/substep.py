@@ -3,9 +3,9 @@ r"""Adaptive substepping of ``ImplicitUpdate``: cut the step and retry where the
 The compiled runtime's algorithm (``neml2-aoti``, ``csrc/aoti/substep.cpp``) row for row. The
 batch is flattened to rows; the step is the fraction span :math:`[0, 1]`.
 
-Roles of the givens (:func:`given_roles`, by name, as the compile pipeline assigns them, except
-that an ``incremental_variables`` entry without a ``~1`` given is a force here, while the compiled
-runtime holds it static):
+Roles of the givens (:func:`given_roles`, by name; the compile pipeline assigns the roles of a
+compiled segment with the same function, and refuses an ``incremental_variables`` entry without
+a ``~1`` given, which the compiled runtime cannot ramp):
 
 * ``old_state`` :math:`u_{n}` (``u~1`` of an unknown ``u``): chained, the full step's value on the
   first span, the previous span's solution after;
@@ -64,7 +64,10 @@ def given_roles(
     given_names: Sequence[str], unknown_names: Sequence[str], incremental: Sequence[str] = ()
 ) -> dict[str, tuple[str, str | None]]:
     """``{given: (role, pair)}``: ``old_state`` (pair: the unknown), ``old_force`` (pair: the
-    current force), ``cur_force`` (pair: ``<name>~1``), ``static`` (no pair)."""
+    current force), ``cur_force`` (pair: ``<name>~1``), ``static`` (no pair).
+
+    The one rule both routes use: py-eager's :class:`Substepper` and the compile pipeline, which
+    writes the roles into an implicit segment's metadata for the C++ runtime."""
     names = set(given_names)
     out: dict[str, tuple[str, str | None]] = {}
     for g in given_names:
