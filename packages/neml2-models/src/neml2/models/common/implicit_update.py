@@ -217,6 +217,13 @@ class ImplicitUpdate(Model):
             out[u] = found[0][1] if found else ()
         return out
 
+    def _failure_message(self, e: ConvergenceError) -> str:
+        """A failed solve's message, located at this model and its equation system."""
+        return (
+            f"Nonlinear solve failed with status MAXITER: ImplicitUpdate '{self._hit_name}' "
+            f"(equation system of model '{self.system.model._hit_name}'): {e}"
+        )
+
     def _solve(self, givens: dict[str, Any], guess: dict[str, Any]) -> AssembledVector:
         system = self.system
         system.initialize(givens)
@@ -226,8 +233,7 @@ class ImplicitUpdate(Model):
             u, result = self.solver.solve(system, u0)
         except ConvergenceError as e:
             raise ConvergenceError(
-                f"Nonlinear solve failed with status MAXITER: ImplicitUpdate '{self._hit_name}' "
-                f"(equation system of model '{system.model._hit_name}'): {e}",
+                self._failure_message(e),
                 ret=getattr(e, "ret", RetCode.MAXITER),
                 converged_mask=e.converged_mask,
                 unknowns=(
@@ -299,8 +305,7 @@ class ImplicitUpdate(Model):
             uvals, result = sub.run()
         except ConvergenceError as e:
             raise ConvergenceError(
-                f"Nonlinear solve failed with status MAXITER: ImplicitUpdate '{self._hit_name}' "
-                f"(equation system of model '{system.model._hit_name}'): {e}",
+                self._failure_message(e),
                 ret=e.ret,
             ) from e
         self.last_result = result
