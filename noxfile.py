@@ -653,6 +653,16 @@ def cpp(session: nox.Session) -> None:
     _cmake_ctest(session, aoti / "cpp", build_root / "aoti", python, [prefix])
     _cmake_ctest(session, aoti / "downstream", build_root / "downstream", python, [prefix])
     _cmake_ctest(session, eager / "cpp", build_root / "eager", python, [prefix])
+    # the route-parity suite on all six routes (none may skip): the C++ routes through
+    # neml2::aoti::RouteModel (the ctest build's route_host), driven by tests/parity/_host.py
+    session.run(str(python), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS), "pytest",
+                "hypothesis", "numpy", external=True)  # fmt: skip
+    session.run(
+        str(python), "-m", "pytest", str(eager / "parity"), "-q", "-p", "no:cacheprovider",
+        env={"NEML2_ROUTE_HOST": str(build_root / "eager" / "route_host"),
+             "NEML2_ROUTE_PARITY_ALL": "1", "NEML2_SCENARIOS": str(ROOT / "scenarios")},
+        external=True,
+    )  # fmt: skip
     _pkg_config_host(session, env_dir, Path(prefix), build_root / "pkg-config")
 
 

@@ -1,4 +1,5 @@
-"""The canonical input boundary of libneml2.so (presence, base shape, dtype, device, batch)."""
+"""The canonical input boundary of libneml2.so (presence, sub-batch and base shape, dtype, device,
+batch): the one implementation, which the eager C++ route's bridge calls too."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from neml2.aoti import FatalError, canonicalize_inputs
+from neml2.aoti import FatalError, broadcast_batch_shapes, canonicalize_inputs
 
 NAMES = ["strain", "T", "t"]
 BASES = [[6], [], [2, 3]]
@@ -107,3 +108,48 @@ def test_incompatible_batches_are_named(device: torch.device, dtype: torch.dtype
 def test_names_and_shapes_must_pair(device: torch.device, dtype: torch.dtype) -> None:
     with pytest.raises(FatalError, match="3 input names but 2 base shapes"):
         canonicalize_inputs({}, NAMES, BASES[:2], device, dtype)
+
+
+def test_sub_batch_shapes(device: torch.device, dtype: torch.dtype) -> None:
+    subs = [[], [3], []]
+    inputs = _inputs(device, dtype, (2,), (2, 3), ())
+    values, batch = canonicalize_inputs(inputs, NAMES, BASES, device, dtype, sub_batch_shapes=subs)
+    assert batch == [2]
+    assert values["T"].shape == (2, 3) and values["t"].shape == (2, 2, 3)
+    inputs["T"] = torch.zeros(2, 4, device=device, dtype=dtype)
+    pattern = re.escape(
+        "input 'T': non-canonical shape [2, 4], expected trailing shape [3] (sub-batch shape [3], "
+        "base shape []; canonical shape is (*batch, *sub_batch, *base))"
+    )
+    with pytest.raises(FatalError, match=pattern):
+        canonicalize_inputs(inputs, NAMES, BASES, device, dtype, sub_batch_shapes=subs)
+    with pytest.raises(FatalError, match="3 input names but 1 sub-batch shapes"):
+        canonicalize_inputs(inputs, NAMES, BASES, device, dtype, sub_batch_shapes=[[3]])
+
+
+def test_optional_names_and_the_noun(device: torch.device, dtype: torch.dtype) -> None:
+    """Tangents: absent names are skipped, the messages say "tangent"."""
+    t = torch.ones(4, device=device, dtype=dtype)
+    values, batch = canonicalize_inputs(
+        {"T": t}, NAMES, BASES, device, dtype, required=False, what="tangent"
+    )
+    assert list(values) == ["T"] and batch == [4]
+    with pytest.raises(FatalError, match=r"unexpected tangent 'stress'; the model's inputs are: "):
+        canonicalize_inputs(
+            {"stress": t}, NAMES, BASES, device, dtype, required=False, what="tangent"
+        )
+    with pytest.raises(FatalError, match=r"missing tangent 'strain'"):
+        canonicalize_inputs({"T": t}, NAMES, BASES, device, dtype, what="tangent")
+
+
+def test_a_value_that_is_not_a_tensor_is_named(device: torch.device, dtype: torch.dtype) -> None:
+    inputs: dict[str, object] = {**_inputs(device, dtype, (2,), (2,), (2,)), "T": [1.0, 2.0]}
+    with pytest.raises(TypeError, match=r"inputs\['T'\] is a list, expected a torch\.Tensor"):
+        canonicalize_inputs(inputs, NAMES, BASES, device, dtype)  # type: ignore[arg-type]
+
+
+def test_broadcast_batch_shapes() -> None:
+    assert broadcast_batch_shapes([[4, 1], [3], []]) == [4, 3]
+    assert broadcast_batch_shapes([]) == []
+    with pytest.raises(FatalError, match=re.escape("batch shapes [4], [3] do not broadcast")):
+        broadcast_batch_shapes([[4], [3]])

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import neml2
+from neml2.aoti import FatalError
 from neml2.eager._bridge import EagerModel
 from neml2.eager._canonical import canonical_outputs
 from neml2.models.boundary import VarInfo, boundary_variables
@@ -128,30 +129,66 @@ def test_param_vjp_contracts_param_jacobian(
 
 
 @pytest.mark.parametrize(
-    ("value", "match"),
+    ("value", "error", "match"),
     [
-        (torch.zeros(4, 1, dtype=torch.float64), r"input 'strain': non-canonical shape \[4, 1\]"),
-        (torch.zeros(4, 6, dtype=torch.float32), r"dtype torch.float32 does not match"),
-        ([0.0] * 6, r"expected a torch.Tensor, got list"),
+        (
+            torch.zeros(4, 1, dtype=torch.float64),
+            FatalError,
+            r"input 'strain': non-canonical shape \[4, 1\], expected trailing base shape \[6\]",
+        ),
+        (
+            torch.zeros(4, 6, dtype=torch.float32),
+            FatalError,
+            r"input 'strain' has dtype Float but the model expects Double \(inputs are never cast",
+        ),
+        ([0.0] * 6, TypeError, r"inputs\['strain'\] is a list, expected a torch\.Tensor"),
     ],
 )
-def test_bad_inputs(value: object, match: str) -> None:
+def test_bad_inputs(value: object, error: type[Exception], match: str) -> None:
+    """The checks are libneml2's canonicalize_inputs (the compiled routes' own)."""
     m = EagerModel(str(SCENARIOS / "elasticity.i"), "model")
-    with pytest.raises((ValueError, TypeError), match=match):
+    with pytest.raises(error, match=match):
         m.forward({"strain": value})  # type: ignore[dict-item]
+
+
+def test_bad_tangents() -> None:
+    m = EagerModel(str(SCENARIOS / "elasticity.i"), "model")
+    e = torch.zeros(4, 6, dtype=torch.float64)
+    with pytest.raises(FatalError, match=r"tangent 'strain': non-canonical shape \[4, 5\]"):
+        m.jvp({"strain": e}, {"strain": torch.zeros(4, 5, dtype=torch.float64)})
+    with pytest.raises(FatalError, match=r"unexpected tangent 'stress'; the model's inputs are: "):
+        m.jvp({"strain": e}, {"stress": e})
+    with pytest.raises(FatalError, match=r"batch shapes \[4\], \[3\] do not broadcast"):
+        m.jvp({"strain": e}, {"strain": torch.zeros(3, 6, dtype=torch.float64)})
+    # a batch-less tangent broadcasts to the inputs' batch
+    y, dy = m.jvp({"strain": e}, {"strain": torch.ones(6, dtype=torch.float64)})
+    assert y["stress"].shape == (4, 6) and dy["stress"].shape == (4, 6)
 
 
 def test_missing_unknown_and_unbroadcastable_inputs() -> None:
     m = EagerModel(str(SCENARIOS / "scalar_implicit.i"), "model")
     x = _implicit_inputs(torch.device("cpu"), torch.float64, 3)
-    with pytest.raises(ValueError, match=r"missing input 't~1'"):
+    with pytest.raises(FatalError, match=r"missing input 't~1'; the model's inputs are: "):
         m.forward({k: v for k, v in x.items() if k != "t~1"})
-    with pytest.raises(ValueError, match=r"unknown input \['y'\]"):
+    with pytest.raises(FatalError, match=r"unexpected input 'y'; the model's inputs are: "):
         m.forward({**x, "y": x["t"]})
-    with pytest.raises(ValueError, match=r"batch shapes do not broadcast: 'x' \[3\].*'t~1' \[2\]"):
+    with pytest.raises(FatalError, match=r"input 't~1': batch shape \[2\] does not broadcast "
+                                         r"with the batch shape \[3\] of the preceding inputs"):  # fmt: skip
         m.forward({**x, "t~1": torch.zeros(2, dtype=torch.float64)})
     with pytest.raises(FileNotFoundError, match=r"input file '.*nothing\.i' does not exist"):
         EagerModel(str(INPUTS / "nothing.i"), "model")
+
+
+def test_sub_batch_trailing_shape_is_checked() -> None:
+    """A declared sub-batch is part of the trailing axes: 4 sites where 3 are declared."""
+    m = EagerModel(str(SCENARIOS / "sub_batch_implicit.i"), "model")
+    names = [n for n, *_ in m.input_variables()]
+    x = {n: torch.ones(2, 3, dtype=torch.float64) for n in names}
+    x["x~1"] = torch.ones(2, 4, dtype=torch.float64)
+    with pytest.raises(FatalError, match=r"input 'x~1': non-canonical shape \[2, 4\], expected "
+                                         r"trailing shape \[3\] \(sub-batch shape \[3\], base "
+                                         r"shape \[\]"):  # fmt: skip
+        m.forward(x)
 
 
 def test_undeclared_output_sub_batch_is_explained() -> None:

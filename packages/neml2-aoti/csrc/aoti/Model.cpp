@@ -31,6 +31,8 @@ Model::Model(const std::filesystem::path & artifact_root, c10::Device device, c1
 {
 }
 
+RouteModel::~RouteModel() = default;
+
 Model::~Model() = default;
 
 TensorMap
@@ -204,10 +206,15 @@ Model::named_parameters()
   return _impl->named_parameters;
 }
 
-const TensorMap &
+TensorMap
 Model::named_parameters() const
 {
-  return _impl->named_parameters;
+  return guard("named_parameters",
+               [&]
+               {
+                 std::lock_guard<std::mutex> lock(_impl->mutex);
+                 return TensorMap(_impl->named_parameters);
+               });
 }
 
 void

@@ -110,8 +110,8 @@ TensorSpec::str() const
   return os.str();
 }
 
-Graph::Graph(const std::string & path, const c10::Device & device, const std::string & sha1)
-  : _file(std::filesystem::path(path).filename().string())
+void
+verify_graph_file(const std::string & path, const std::string & sha1)
 {
   if (!std::filesystem::is_regular_file(path))
     throw FatalError("graph file '" + path +
@@ -122,6 +122,12 @@ Graph::Graph(const std::string & path, const c10::Device & device, const std::st
                      (sha1.empty() ? std::string("none") : sha1) +
                      ": the file was changed or comes from another compile; recompile with "
                      "neml2-compile");
+}
+
+Graph::Graph(const std::string & path, const c10::Device & device, const std::string & sha1)
+  : _file(std::filesystem::path(path).filename().string())
+{
+  verify_graph_file(path, sha1);
   const c10::DeviceIndex index = device.is_cpu() ? -1 : device.index();
   {
     const std::lock_guard<std::mutex> lock(loader_mutex());

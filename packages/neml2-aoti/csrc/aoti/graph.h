@@ -43,13 +43,17 @@ struct GraphSignature
 /// JSON text); `what` names it in errors. Read in metadata.cpp, with the artifact's other JSON.
 GraphSignature parse_graph_signature(const std::string & text, const std::string & what);
 
+/// FatalError (naming the file) unless graph file `path` exists and its bytes hash to `sha1`
+/// (hex, from metadata.json's leaves[].sha1). Graph's constructor checks its own file with it;
+/// read_artifact_metadata checks every file a leaf records.
+void verify_graph_file(const std::string & path, const std::string & sha1);
+
 class Graph
 {
 public:
   /// Load `path`; a cuda device with an index pins the graph to that GPU. FatalError (naming the
-  /// file) when it is missing, when its bytes do not hash to `sha1` (hex, from metadata.json:
-  /// checked before the package is opened), when torch refuses it, or when it carries no
-  /// signature.
+  /// file) when verify_graph_file refuses it (checked before the package is opened), when torch
+  /// refuses it, or when it carries no signature.
   Graph(const std::string & path, const c10::Device & device, const std::string & sha1);
   ~Graph();
   Graph(const Graph &) = delete;

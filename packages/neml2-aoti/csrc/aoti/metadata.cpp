@@ -1,6 +1,7 @@
 // Loading an artifact into ModelImpl: metadata.json validation, slots, parameters, graphs; and
 // the signature each graph embeds. The contract is packages/neml2-aoti/ARTIFACT.md (format
-// "neml2-aoti", schema_version 3).
+// "neml2-aoti", schema_version 3). The validation (folder, header, leaf, content hashes) is also
+// read_artifact_metadata (neml2/csrc/aoti/metadata.h), Python's neml2.aoti.compile.read_metadata.
 //
 // Both are JSON, parsed by nlohmann_json (`ordered_json`: the metadata lists variables in
 // graph-call order). What this file adds on top is the error contract: a syntax error is
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -28,6 +30,7 @@
 #include "graph.h"
 #include "model_impl.h"
 #include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/metadata.h"
 
 namespace neml2::aoti
 {
@@ -36,11 +39,6 @@ namespace fs = std::filesystem;
 namespace
 {
 using Json = nlohmann::ordered_json;
-
-/// Written by this neml2's neml2-compile; kOldestSchemaVersion ... kSchemaVersion are read
-/// (version 3 added "batch_rows" to graph signatures, which version 2 graphs lack).
-constexpr int64_t kSchemaVersion = 3, kOldestSchemaVersion = 2;
-constexpr const char * kFormat = "neml2-aoti";
 
 std::string
 runtime_torch_version()
@@ -205,16 +203,16 @@ parse_json(const std::string & text, const std::string & source)
   }
 }
 
-/// Read and parse a file; a missing or unreadable file is a FatalError naming it.
-Json
-parse_json_file(const std::string & path)
+/// A file's bytes; a missing or unreadable file is a FatalError naming it.
+std::string
+read_text(const std::string & path)
 {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw FatalError("cannot read '" + path + "' (missing file or no permission)");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse_json(ss.str(), path);
+  return ss.str();
 }
 
 /// Runs `read` on a parsed document; a type error or a missing key inside (nlohmann's
@@ -312,6 +310,118 @@ available_leaves(const fs::path & root)
         if (t.is_directory())
           out.push_back(d.path().filename().string() + "/" + t.path().filename().string());
   return out;
+}
+
+/// The header checks of metadata.json `src` (ARTIFACT.md §5): format, schema version, torch
+/// release and C++ ABI.
+void
+check_header(const Json & doc, const std::string & src)
+{
+  if (!doc.is_object())
+    type_error("object", doc);
+  const auto fmt = opt_string(doc, "format", "");
+  if (fmt != kArtifactFormat)
+    throw FatalError(src + ": not a neml2-aoti artifact (format '" + fmt + "', expected '" +
+                     kArtifactFormat + "'); regenerate it with neml2-compile");
+  const auto ver = integer(doc.at("schema_version"));
+  if (ver < kOldestSchemaVersion || ver > kSchemaVersion)
+    throw FatalError(src + " was written with schema version " + std::to_string(ver) +
+                     ", this neml2 reads " + std::to_string(kOldestSchemaVersion) + " to " +
+                     std::to_string(kSchemaVersion) + ": recompile with neml2-compile");
+  const auto tv = doc.at("torch_version").get<std::string>();
+  if (release(tv) != runtime_torch_version())
+    throw FatalError(src + ": artifact built with torch " + tv + ", running torch " +
+                     runtime_torch_version() +
+                     ": recompile with neml2-compile under this torch (graphs are tied to one "
+                     "torch version)");
+  if (const auto * abi = member(doc, "cxx11_abi"); abi && abi->is_boolean())
+    if (abi->get<bool>() != bool(_GLIBCXX_USE_CXX11_ABI))
+      throw FatalError(src + ": artifact built with _GLIBCXX_USE_CXX11_ABI=" +
+                       std::to_string(int(abi->get<bool>())) + ", this runtime uses " +
+                       std::to_string(int(_GLIBCXX_USE_CXX11_ABI)) +
+                       "; recompile with neml2-compile under this torch");
+}
+
+/// The <device>/<dtype> leaf of an artifact.
+struct Leaf
+{
+  fs::path dir;
+  /// "<device>/<dtype>" for messages.
+  std::string name;
+  /// The leaf's {graph file: sha1} map (leaves[].sha1), null when not recorded.
+  const Json * digests = nullptr;
+};
+
+/// The leaf of artifact `root` (metadata `doc`, file `src`) for device type `dev` and `dtype`:
+/// from "leaves" when recorded, else the <device>/<dtype> folder convention. FatalError when it is
+/// not there (listing the leaves there are) or was compiled for instructions this CPU lacks.
+Leaf
+find_leaf(const Json & doc,
+          const fs::path & root,
+          const std::string & dev,
+          c10::ScalarType dtype,
+          const std::string & src)
+{
+  const auto dt = dtype_folder(dtype);
+  Leaf leaf{fs::path(), dev + "/" + dt, nullptr};
+  std::string rel = leaf.name;
+  std::string avail;
+  if (const auto * leaves = member(doc, "leaves"); leaves && leaves->is_array())
+  {
+    bool found = false;
+    for (const auto & l : *leaves)
+    {
+      const auto d = l.at("device").get<std::string>();
+      const auto t = l.at("dtype").get<std::string>();
+      avail += (avail.empty() ? "" : ", ") + d + "/" + t;
+      if (d == dev && t == dt)
+      {
+        found = true;
+        if (const auto * path = member(l, "path"))
+          rel = path->get<std::string>();
+        if (const auto * sha1 = member(l, "sha1"); sha1 && sha1->is_object())
+          leaf.digests = sha1;
+        check_cpu_features(l, leaf.name, src);
+      }
+    }
+    if (!found)
+      rel.clear();
+  }
+  else
+    for (const auto & l : available_leaves(root))
+      avail += (avail.empty() ? "" : ", ") + l;
+  leaf.dir = root / rel;
+  if (rel.empty() || !fs::is_directory(leaf.dir))
+    throw FatalError("artifact '" + root.string() + "' has no " + leaf.name +
+                     " leaf (available: " + (avail.empty() ? std::string("none") : avail) +
+                     "); recompile with neml2-compile ... --device " + dev + " --dtype " + dt);
+  return leaf;
+}
+
+/// Every graph file of the leaf's sha1 map exists with that content hash (verify_graph_file); a
+/// leaf without the map, or with an empty one, is refused.
+void
+check_leaf_digests(const Leaf & leaf, const std::string & src)
+{
+  if (!leaf.digests || leaf.digests->empty())
+    throw FatalError(src + ": leaf " + leaf.name +
+                     " records no sha1 for its graphs; recompile with neml2-compile");
+  for (const auto & [file, sha1] : leaf.digests->items())
+    verify_graph_file((leaf.dir / file).string(), sha1.get<std::string>());
+}
+
+/// The metadata file of artifact folder `root`; FatalError when the folder or the file is missing.
+fs::path
+metadata_path(const fs::path & root)
+{
+  const auto meta = root / "metadata.json";
+  if (!fs::is_directory(root))
+    throw FatalError("artifact folder '" + root.string() +
+                     "' does not exist; run neml2-compile to produce it (or fix the path)");
+  if (!fs::is_regular_file(meta))
+    throw FatalError("'" + root.string() +
+                     "' holds no metadata.json; it is not a neml2-compile artifact folder");
+  return meta;
 }
 } // namespace
 
@@ -628,33 +738,6 @@ struct MetadataReader
       k.ls_max_iters = std::min<int64_t>(k.ls_max_iters, 1);
   }
 
-  void check_header(const Json & doc)
-  {
-    if (!doc.is_object())
-      type_error("object", doc);
-    const auto fmt = opt_string(doc, "format", "");
-    if (fmt != kFormat)
-      throw FatalError(src + ": not a neml2-aoti artifact (format '" + fmt + "', expected '" +
-                       kFormat + "'); regenerate it with neml2-compile");
-    const auto ver = integer(doc.at("schema_version"));
-    if (ver < kOldestSchemaVersion || ver > kSchemaVersion)
-      throw FatalError(src + " was written with schema version " + std::to_string(ver) +
-                       ", this neml2 reads " + std::to_string(kOldestSchemaVersion) + " to " +
-                       std::to_string(kSchemaVersion) + ": recompile with neml2-compile");
-    const auto tv = doc.at("torch_version").get<std::string>();
-    if (release(tv) != runtime_torch_version())
-      throw FatalError(src + ": artifact built with torch " + tv + ", running torch " +
-                       runtime_torch_version() +
-                       ": recompile with neml2-compile under this torch (graphs are tied to one "
-                       "torch version)");
-    if (const auto * abi = member(doc, "cxx11_abi"); abi && abi->is_boolean())
-      if (abi->get<bool>() != bool(_GLIBCXX_USE_CXX11_ABI))
-        throw FatalError(src + ": artifact built with _GLIBCXX_USE_CXX11_ABI=" +
-                         std::to_string(int(abi->get<bool>())) + ", this runtime uses " +
-                         std::to_string(int(_GLIBCXX_USE_CXX11_ABI)) +
-                         "; recompile with neml2-compile under this torch");
-  }
-
   /// The whole document: header checks, the leaf for `dev` and the model's dtype, then read().
   void load(const Json & doc, const std::string & dev);
 
@@ -786,15 +869,9 @@ ModelImpl::ModelImpl(const fs::path & root_in, c10::Device device_in, c10::Scala
     device(device_in),
     dtype(dtype_in)
 {
-  const auto meta = root / "metadata.json";
-  if (!fs::is_directory(root))
-    throw FatalError("artifact folder '" + root.string() +
-                     "' does not exist; run neml2-compile to produce it (or fix the path)");
-  if (!fs::is_regular_file(meta))
-    throw FatalError("'" + root.string() +
-                     "' holds no metadata.json; it is not a neml2-compile artifact folder");
+  const auto meta = metadata_path(root);
   const auto dev = std::string(c10::DeviceTypeName(device.type(), /*lower_case=*/true));
-  const auto doc = parse_json_file(meta.string());
+  const auto doc = parse_json(read_text(meta.string()), meta.string());
   MetadataReader reader{*this, fs::path(), meta.string()};
   reading(meta.string(), [&] { reader.load(doc, dev); });
   check_graph_signatures(*this, meta.string());
@@ -803,46 +880,37 @@ ModelImpl::ModelImpl(const fs::path & root_in, c10::Device device_in, c10::Scala
 void
 MetadataReader::load(const Json & doc, const std::string & dev)
 {
-  const auto & meta = src;
-  check_header(doc);
+  check_header(doc, src);
   if (const auto * n = member(doc, "name"); n && n->is_string())
     m.model_name = n->get<std::string>();
-  // the leaf: from "leaves" when recorded, else the <device>/<dtype> folder convention
-  std::string rel = dev + "/" + dtype_folder(m.dtype);
-  std::string avail;
-  if (const auto * leaves = member(doc, "leaves"); leaves && leaves->is_array())
-  {
-    bool found = false;
-    for (const auto & l : *leaves)
-    {
-      const auto d = l.at("device").get<std::string>();
-      const auto t = l.at("dtype").get<std::string>();
-      avail += (avail.empty() ? "" : ", ") + d + "/" + t;
-      if (d == dev && t == dtype_folder(m.dtype))
-      {
-        found = true;
-        if (const auto * path = member(l, "path"))
-          rel = path->get<std::string>();
-        if (const auto * sha1 = member(l, "sha1"); sha1 && sha1->is_object())
-          digests = sha1;
-        check_cpu_features(l, d + "/" + t, meta);
-      }
-    }
-    if (!found)
-      rel.clear();
-  }
-  else
-    for (const auto & l : available_leaves(m.root))
-      avail += (avail.empty() ? "" : ", ") + l;
-  leaf = m.root / rel;
-  if (rel.empty() || !fs::is_directory(leaf))
-    throw FatalError("artifact '" + m.root.string() + "' has no " + dev + "/" +
-                     dtype_folder(m.dtype) +
-                     " leaf (available: " + (avail.empty() ? std::string("none") : avail) +
-                     "); recompile with neml2-compile ... --device " + dev + " --dtype " +
-                     dtype_folder(m.dtype));
+  const auto found = find_leaf(doc, m.root, dev, m.dtype, src);
+  leaf = found.dir;
+  digests = found.digests;
   read(doc);
 }
+
+std::string
+read_artifact_metadata(const fs::path & path,
+                       const std::optional<c10::Device> & device,
+                       std::optional<c10::ScalarType> dtype)
+{
+  const auto root = artifact_folder(path);
+  const auto meta = metadata_path(root).string();
+  auto text = read_text(meta);
+  const auto doc = parse_json(text, meta);
+  reading(meta,
+          [&]
+          {
+            check_header(doc, meta);
+            if (!device && !dtype)
+              return;
+            const auto type = device ? device->type() : c10::DeviceType::CPU;
+            const auto dev = std::string(c10::DeviceTypeName(type, /*lower_case=*/true));
+            check_leaf_digests(find_leaf(doc, root, dev, dtype.value_or(c10::kDouble), meta), meta);
+          });
+  return text;
+}
+
 GraphSignature
 parse_graph_signature(const std::string & text, const std::string & what)
 {

@@ -34,10 +34,9 @@ ModelImpl::prepare(const TensorMap & inputs, const TensorMap & overrides) const
   // whose FatalError names the variable, the expected and the actual value.
   auto slow = [&]() -> CallState
   {
-    BaseShapes trailing;
-    for (int id : input_slots)
-      trailing.push_back(vars[id].trailing());
-    canonicalize_inputs(inputs, input_names, trailing, device, dtype);
+    CanonicalOptions options;
+    options.sub_batch_shapes = input_sub;
+    canonicalize_inputs(inputs, input_names, input_base, device, dtype, options);
     throw FatalError("inputs rejected (internal: fast and canonical checks disagree)");
   };
   if (inputs.size() != n)

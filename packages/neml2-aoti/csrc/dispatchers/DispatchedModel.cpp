@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "chunking.h"
+#include "neml2/csrc/aoti/canonical.h"
 #include "neml2/csrc/aoti/guard.h"
 
 namespace neml2::aoti
@@ -93,6 +94,24 @@ DispatchedModel::prepare(const char * op,
                          const TensorMap * per_output) const
 {
   auto & primary = *_models.front();
+  if (!inputs.empty())
+  {
+    // The caller's whole batch meets the canonical boundary before it is cut, so a malformed
+    // input is reported at the caller's shapes, never at a chunk's. Chunks may run on other
+    // devices: here the inputs need only share one.
+    auto device = primary.device();
+    for (const auto & [name, value] : inputs)
+      if (value.defined())
+      {
+        device = value.device();
+        break;
+      }
+    CanonicalOptions check;
+    check.sub_batch_shapes = primary.input_sub_batch_shapes();
+    check.expand = false;
+    canonicalize_inputs(
+        inputs, primary.input_names(), primary.input_base_shapes(), device, primary.dtype(), check);
+  }
   Call call;
   call.inputs = &inputs;
   // batch axes are counted in front of (*sub_batch, *base): a sub-batch axis is never cut
@@ -323,6 +342,18 @@ DispatchedModel::output_sub_batch_shapes() const
   return _models.front()->output_sub_batch_shapes();
 }
 
+const std::vector<std::string> &
+DispatchedModel::input_types() const
+{
+  return _models.front()->input_types();
+}
+
+const std::vector<std::string> &
+DispatchedModel::output_types() const
+{
+  return _models.front()->output_types();
+}
+
 std::map<std::string, std::vector<int64_t>>
 DispatchedModel::parameter_base_shapes() const
 {
@@ -367,10 +398,10 @@ DispatchedModel::named_parameters()
   return _models.front()->named_parameters();
 }
 
-const TensorMap &
+TensorMap
 DispatchedModel::named_parameters() const
 {
-  return _models.front()->named_parameters();
+  return std::as_const(*_models.front()).named_parameters();
 }
 
 void

@@ -21,11 +21,17 @@
 #include "neml2/csrc/aoti/allocator.h"
 #include "neml2/csrc/aoti/env.h"
 #include "neml2/csrc/aoti/guard.h"
+#include "neml2/csrc/aoti/metadata.h"
 
 #include "model_bindings.h"
+#include "stub_types.h"
 
 namespace py = pybind11;
 using namespace neml2::aoti;
+using neml2::aoti::python::DeviceArg;
+using neml2::aoti::python::DtypeArg;
+using neml2::aoti::python::PathArg;
+using neml2::aoti::python::TensorMappingArg;
 
 namespace neml2::aoti::python
 {
@@ -108,15 +114,23 @@ PYBIND11_MODULE(_aoti, m)
 
   m.def(
       "canonicalize_inputs",
-      [](const TensorMap & inputs,
+      [](const TensorMappingArg & inputs,
          const std::vector<std::string> & names,
          const std::vector<std::vector<int64_t>> & base_shapes,
          const at::Device & device,
-         at::ScalarType dtype)
+         at::ScalarType dtype,
+         const std::optional<std::vector<std::vector<int64_t>>> & sub_batch_shapes,
+         bool required,
+         const std::string & what)
       {
-        auto result =
-            guard("canonicalize_inputs",
-                  [&] { return canonicalize_inputs(inputs, names, base_shapes, device, dtype); });
+        CanonicalOptions options;
+        options.sub_batch_shapes = sub_batch_shapes.value_or(std::vector<std::vector<int64_t>>{});
+        options.required = required;
+        options.what = what;
+        const auto map = neml2::aoti::python::to_map(inputs, (what + "s").c_str());
+        auto result = guard(
+            "canonicalize_inputs",
+            [&] { return canonicalize_inputs(map, names, base_shapes, device, dtype, options); });
         return py::make_tuple(result.values, result.batch_shape);
       },
       py::arg("inputs"),
@@ -124,8 +138,43 @@ PYBIND11_MODULE(_aoti, m)
       py::arg("base_shapes"),
       py::arg("device"),
       py::arg("dtype"),
-      "Check and broadcast inputs to the canonical (*batch, *base) boundary; returns "
-      "(tensors, batch_shape).");
+      py::arg("sub_batch_shapes") = py::none(),
+      py::arg("required") = true,
+      py::arg("what") = "input",
+      "Check and broadcast inputs to the canonical (*batch, *sub_batch, *base) boundary; returns "
+      "(tensors, batch_shape). sub_batch_shapes: per name, the declared sub-batch shape (None: "
+      "none); required=False skips absent names (tangents); what names the tensors in messages.");
+  m.def(
+      "broadcast_batch_shapes",
+      [](const std::vector<std::vector<int64_t>> & shapes)
+      { return guard("broadcast_batch_shapes", [&] { return broadcast_batch_shapes(shapes); }); },
+      py::arg("shapes"),
+      "The common batch shape of the given batch shapes (canonicalize_inputs' broadcasting "
+      "rule); FatalError when there is none.");
+  m.attr("FORMAT") = kArtifactFormat;
+  m.attr("SCHEMA_VERSION") = kSchemaVersion;
+  m.attr("OLDEST_SCHEMA_VERSION") = kOldestSchemaVersion;
+  m.def(
+      "read_metadata",
+      [](const PathArg & path, const DeviceArg & device, const DtypeArg & dtype)
+      {
+        const auto root = neml2::aoti::python::artifact_root(path);
+        std::optional<c10::Device> dev;
+        if (!device.is_none())
+          dev = py::module_::import("torch").attr("device")(device).cast<c10::Device>();
+        std::optional<c10::ScalarType> dt;
+        if (!dtype.is_none())
+          dt = neml2::aoti::python::to_scalar_type(dtype);
+        py::gil_scoped_release release;
+        return guard("read_metadata", [&] { return read_artifact_metadata(root, dev, dt); });
+      },
+      py::arg("path"),
+      py::arg("device") = py::none(),
+      py::arg("dtype") = py::none(),
+      "The text of an artifact's metadata.json (path: the folder or the file) once the loader's "
+      "checks pass: folder and file present, JSON, format, schema_version, torch version and "
+      "C++ ABI; with a device or a dtype (the other defaults to cpu / float64) also that leaf, "
+      "its CPU features and the SHA-1 of every graph file it records. FatalError otherwise.");
   m.def(
       "env_truthy",
       [](const std::optional<std::string> & value)

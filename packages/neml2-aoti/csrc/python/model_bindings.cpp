@@ -28,9 +28,6 @@ namespace py = pybind11;
 
 namespace neml2::aoti::python
 {
-namespace
-{
-/// A name -> tensor mapping from Python (dict or any Mapping); None is empty.
 TensorMap
 to_map(const py::handle & obj, const char * what)
 {
@@ -63,6 +60,33 @@ to_map(const py::handle & obj, const char * what)
   }
   return out;
 }
+
+std::filesystem::path
+artifact_root(const py::object & path)
+{
+  return py::module_::import("os").attr("fspath")(path).cast<std::string>();
+}
+
+c10::ScalarType
+to_scalar_type(const py::object & dtype)
+{
+  py::object dt = dtype;
+  if (py::isinstance<py::str>(dtype))
+  {
+    py::object torch = py::module_::import("torch");
+    const auto name = dtype.cast<std::string>();
+    if (!py::hasattr(torch, name.c_str()))
+      throw py::type_error("dtype '" + name + "' is not a torch dtype (use float64 or float32)");
+    dt = torch.attr(name.c_str());
+  }
+  if (!THPDtype_Check(dt.ptr()))
+    throw py::type_error("dtype must be a torch.dtype or its name, got " +
+                         std::string(py::repr(dtype)));
+  return reinterpret_cast<THPDtype *>(dt.ptr())->scalar_type;
+}
+
+namespace
+{
 
 /// values as a dict in the given key order (names absent from values are skipped).
 TensorDict
@@ -104,13 +128,6 @@ keys(const std::map<std::string, std::vector<int64_t>> & m)
   return out;
 }
 
-/// The path given for an artifact (a folder or its metadata file: Model resolves which).
-std::filesystem::path
-artifact_root(const py::object & path)
-{
-  return py::module_::import("os").attr("fspath")(path).cast<std::string>();
-}
-
 c10::Device
 parse_device(const py::object & device)
 {
@@ -124,23 +141,11 @@ parse_dtype(const py::object & dtype)
 {
   if (dtype.is_none())
     return c10::kDouble;
-  py::object dt = dtype;
-  if (py::isinstance<py::str>(dtype))
-  {
-    py::object torch = py::module_::import("torch");
-    const auto name = dtype.cast<std::string>();
-    if (!py::hasattr(torch, name.c_str()))
-      throw py::type_error("dtype '" + name + "' is not a torch dtype (use float64 or float32)");
-    dt = torch.attr(name.c_str());
-  }
-  if (!THPDtype_Check(dt.ptr()))
-    throw py::type_error("dtype must be a torch.dtype or its name, got " +
-                         std::string(py::repr(dtype)));
-  const auto st = reinterpret_cast<THPDtype *>(dt.ptr())->scalar_type;
+  const auto st = to_scalar_type(dtype);
   if (st != c10::kDouble && st != c10::kFloat)
     throw FatalError(std::string("neml2.aoti.Model: dtype must be torch.float64 or torch.float32, "
                                  "got ") +
-                     std::string(py::str(dt)));
+                     std::string(py::str(py::cast(st))));
   return st;
 }
 

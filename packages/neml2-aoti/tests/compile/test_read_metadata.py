@@ -1,17 +1,20 @@
-"""``read_metadata``: the loader checks and their messages (the same as the C++ loader's)."""
+"""``read_metadata``: the C++ loader's checks (through the binding) and their messages, each
+naming the file and the fix."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
 
-from neml2.aoti import FatalError
+from neml2.aoti import FatalError, _aoti
 from neml2.aoti.compile import FORMAT, SCHEMA_VERSION, read_metadata
+from neml2.aoti.compile._metadata import OLDEST_SCHEMA_VERSION
 
 GRAPH_BYTES = b"stand-in for a compiled graph package"
 
@@ -34,51 +37,101 @@ def _artifact(tmp_path: Path, **changes: Any) -> Path:
     return root
 
 
+def _meta(root: Path) -> str:
+    """The metadata file as the messages name it (a regular expression)."""
+    return re.escape(str(root / "metadata.json"))
+
+
 def test_valid(tmp_path: Path) -> None:
     root = _artifact(tmp_path)
     assert read_metadata(root)["name"] == "model"
     assert read_metadata(root / "metadata.json", "cpu", torch.float64)["name"] == "model"
+    assert read_metadata(root, dtype="float64")["leaves"][0]["path"] == "cpu/float64"
+    assert read_metadata(root, device="cpu")["schema_version"] == SCHEMA_VERSION
+
+
+def test_constants_are_the_runtime_s() -> None:
+    """The writer's format and versions are the C++ loader's (one definition)."""
+    assert (FORMAT, SCHEMA_VERSION, OLDEST_SCHEMA_VERSION) == (
+        _aoti.FORMAT,
+        _aoti.SCHEMA_VERSION,
+        _aoti.OLDEST_SCHEMA_VERSION,
+    )
+    assert FORMAT == "neml2-aoti" and OLDEST_SCHEMA_VERSION <= SCHEMA_VERSION
 
 
 def test_missing_folder(tmp_path: Path) -> None:
-    with pytest.raises(FatalError, match=r"'.*nowhere' does not exist: run neml2-compile again"):
+    with pytest.raises(FatalError, match=r"artifact folder '.*nowhere' does not exist; run "
+                                         r"neml2-compile to produce it"):  # fmt: skip
         read_metadata(tmp_path / "nowhere")
 
 
 def test_missing_metadata(tmp_path: Path) -> None:
     (tmp_path / "model").mkdir()
-    with pytest.raises(FatalError, match=r"has no metadata\.json"):
+    with pytest.raises(FatalError, match=r"'.*model' holds no metadata\.json; it is not a "
+                                         r"neml2-compile artifact folder"):  # fmt: skip
         read_metadata(tmp_path / "model")
+
+
+def test_other_file_as_path(tmp_path: Path) -> None:
+    other = tmp_path / "model.pt2"
+    other.write_bytes(b"")
+    with pytest.raises(FatalError, match=r"model\.pt2' is neither an artifact folder nor its "
+                                         r"metadata file"):  # fmt: skip
+        read_metadata(other)
+
+
+def test_invalid_json(tmp_path: Path) -> None:
+    root = _artifact(tmp_path)
+    (root / "metadata.json").write_text('{\n  "format": tru\n}')
+    with pytest.raises(FatalError, match=_meta(root) + r":2:\d+: invalid JSON"):
+        read_metadata(root)
 
 
 def test_schema_version(tmp_path: Path) -> None:
     root = _artifact(tmp_path, schema_version=14)
-    with pytest.raises(FatalError, match=r"schema version 14, this neml2 reads 2 to 3: recompile"):
+    with pytest.raises(FatalError, match=_meta(root) + r" was written with schema version 14, "
+                                         r"this neml2 reads 2 to 3: recompile with neml2-compile"):  # fmt: skip
+        read_metadata(root)
+
+
+def test_missing_schema_version(tmp_path: Path) -> None:
+    root = _artifact(tmp_path)
+    meta = json.loads((root / "metadata.json").read_text())
+    del meta["schema_version"]
+    (root / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(FatalError, match=_meta(root) + r": .*'schema_version' not found"):
         read_metadata(root)
 
 
 def test_foreign_format(tmp_path: Path) -> None:
     root = _artifact(tmp_path, format=None, type="composed")
-    with pytest.raises(FatalError, match="format None is not 'neml2-aoti'"):
+    with pytest.raises(FatalError, match=_meta(root) + r": not a neml2-aoti artifact \(format '', "
+                                         r"expected 'neml2-aoti'\); regenerate it with "
+                                         r"neml2-compile"):  # fmt: skip
         read_metadata(root)
 
 
 def test_torch_version(tmp_path: Path) -> None:
     root = _artifact(tmp_path, torch_version="2.12.1+cpu")
-    with pytest.raises(FatalError, match=r"built with torch 2\.12\.1, running torch .*recompile"):
+    with pytest.raises(FatalError, match=_meta(root) + r": artifact built with torch 2\.12\.1\+cpu, "
+                                         r"running torch .*: recompile with neml2-compile under "
+                                         r"this torch"):  # fmt: skip
         read_metadata(root)
 
 
 def test_cxx11_abi(tmp_path: Path) -> None:
     root = _artifact(tmp_path, cxx11_abi=not torch._C._GLIBCXX_USE_CXX11_ABI)
-    with pytest.raises(FatalError, match="_GLIBCXX_USE_CXX11_ABI"):
+    with pytest.raises(FatalError, match=_meta(root) + r": artifact built with "
+                                         r"_GLIBCXX_USE_CXX11_ABI=\d, this runtime uses \d; "
+                                         r"recompile"):  # fmt: skip
         read_metadata(root)
 
 
 def test_missing_leaf(tmp_path: Path) -> None:
     root = _artifact(tmp_path)
-    with pytest.raises(FatalError, match=r"no cpu/float32 leaf \(available: cpu/float64\).*"
-                                         r"--dtype float32"):  # fmt: skip
+    with pytest.raises(FatalError, match=r"artifact '.*model' has no cpu/float32 leaf \(available: "
+                                         r"cpu/float64\); recompile .*--dtype float32"):  # fmt: skip
         read_metadata(root, "cpu", "float32")
 
 
@@ -103,7 +156,8 @@ def test_leaf_without_hashes(tmp_path: Path) -> None:
         tmp_path, leaves=[{"device": "cpu", "dtype": "float64", "path": "cpu/float64"}]
     )
     assert read_metadata(root)["name"] == "model"  # the hashes are checked per leaf
-    with pytest.raises(FatalError, match=r"records no content hash \(sha1\)"):
+    with pytest.raises(FatalError, match=_meta(root) + r": leaf cpu/float64 records no sha1 for "
+                                         r"its graphs; recompile with neml2-compile"):  # fmt: skip
         read_metadata(root, "cpu", torch.float64)
 
 

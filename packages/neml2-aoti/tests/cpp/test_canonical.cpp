@@ -1,4 +1,5 @@
-// The canonical input boundary: presence, trailing base shape, dtype, device, broadcasting.
+// The canonical input boundary: presence, trailing sub-batch and base shape, dtype, device,
+// broadcasting.
 #include <ATen/ATen.h>
 
 #include "check.h"
@@ -32,6 +33,28 @@ TEST_CASE(broadcast_batches)
   EXPECT(out.values.at("strain").is_contiguous() && out.values.at("T").is_contiguous());
   EXPECT(at::equal(out.values.at("strain"), strain.expand({4, 3, 6})));
   EXPECT(at::equal(out.values.at("T"), T.expand({4, 3})));
+}
+
+TEST_CASE(check_only_returns_the_inputs_as_given)
+{
+  CanonicalOptions check;
+  check.expand = false;
+  auto strain = at::randn({4, 1, 6}, opts);
+  auto T = at::randn({3}, opts);
+  auto out = canonicalize_inputs(
+      {{"strain", strain}, {"T", T}}, names, bases, at::kCPU, at::kDouble, check);
+  EXPECT((out.batch_shape == std::vector<int64_t>{4, 3}));
+  // the same tensors (no expansion, no copy)
+  EXPECT(out.values.at("strain").is_same(strain) && out.values.at("T").is_same(T));
+  // and the same checks
+  EXPECT_THROWS(FatalError,
+                canonicalize_inputs({{"strain", at::randn({4, 2, 6}, opts)}, {"T", T}},
+                                    names,
+                                    bases,
+                                    at::kCPU,
+                                    at::kDouble,
+                                    check),
+                "does not broadcast");
 }
 
 TEST_CASE(batchless_stays_batchless)
@@ -95,6 +118,55 @@ TEST_CASE(undefined_tensor)
   EXPECT_THROWS(FatalError,
                 run({{"strain", at::Tensor()}, {"T", at::zeros({}, opts)}}),
                 "input 'strain' is an undefined tensor");
+}
+
+TEST_CASE(sub_batch_is_part_of_the_trailing_shape)
+{
+  CanonicalOptions options;
+  options.sub_batch_shapes = {{}, {3}};
+  auto check = [&](const TensorMap & in)
+  { return canonicalize_inputs(in, names, bases, at::kCPU, at::kDouble, options); };
+  auto out = check({{"strain", at::randn({2, 6}, opts)}, {"T", at::randn({3}, opts)}});
+  EXPECT((out.batch_shape == std::vector<int64_t>{2}));
+  EXPECT(out.values.at("T").sizes() == at::IntArrayRef({2, 3}));
+  EXPECT_THROWS(FatalError,
+                check({{"strain", at::zeros({2, 6}, opts)}, {"T", at::zeros({2, 4}, opts)}}),
+                "input 'T': non-canonical shape [2, 4], expected trailing shape [3] (sub-batch "
+                "shape [3], base shape []; canonical shape is (*batch, *sub_batch, *base))");
+  options.sub_batch_shapes = {{3}};
+  EXPECT_THROWS(FatalError,
+                check({{"strain", at::zeros({6}, opts)}, {"T", at::zeros({}, opts)}}),
+                "2 input names but 1 sub-batch shapes");
+}
+
+TEST_CASE(optional_names_and_the_noun)
+{
+  CanonicalOptions options;
+  options.required = false;
+  options.what = "tangent";
+  auto check = [&](const TensorMap & in)
+  { return canonicalize_inputs(in, names, bases, at::kCPU, at::kDouble, options); };
+  auto out = check({{"T", at::randn({4}, opts)}});
+  EXPECT(out.values.size() == 1 && out.values.count("T") == 1);
+  EXPECT((out.batch_shape == std::vector<int64_t>{4}));
+  EXPECT(check({}).values.empty() && check({}).batch_shape.empty());
+  EXPECT_THROWS(FatalError,
+                check({{"stress", at::zeros({6}, opts)}}),
+                "unexpected tangent 'stress'; the model's inputs are: strain, T");
+  EXPECT_THROWS(FatalError, check({{"strain", at::zeros({5}, opts)}}), "tangent 'strain': non");
+  EXPECT_THROWS(FatalError,
+                check({{"strain", at::zeros({4, 6}, opts)}, {"T", at::zeros({3}, opts)}}),
+                "tangent 'T': batch shape [3] does not broadcast with the batch shape [4] of the "
+                "preceding tangents (strain)");
+}
+
+TEST_CASE(broadcast_batch_shapes_rule)
+{
+  EXPECT((broadcast_batch_shapes({{4, 1}, {3}, {}}) == std::vector<int64_t>{4, 3}));
+  EXPECT(broadcast_batch_shapes({}).empty());
+  EXPECT((broadcast_batch_shapes({{0}, {1}}) == std::vector<int64_t>{0}));
+  EXPECT_THROWS(
+      FatalError, broadcast_batch_shapes({{4}, {3}}), "batch shapes [4], [3] do not broadcast");
 }
 
 TEST_CASE(env_truthy_rules)

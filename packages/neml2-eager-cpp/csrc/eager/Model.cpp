@@ -92,6 +92,20 @@ public:
         op_name(method), [&] { return bridge.attr(method)(args...).template cast<T>(); }, &mutex);
   }
 
+  /// `bridge.<method>(args...)` with `overrides` set for the call (EagerModel.with_overrides
+  /// restores them); the plain call when there are none.
+  template <typename T, typename... Args>
+  T call_with(const char * method, const TensorMap & overrides, const Args &... args)
+  {
+    if (overrides.empty())
+      return call<T>(method, args...);
+    return detail::with_python(
+        op_name(method),
+        [&]
+        { return bridge.attr("with_overrides")(method, overrides, args...).template cast<T>(); },
+        &mutex);
+  }
+
   /// Serializes the calls on this model (see detail::with_python).
   std::mutex mutex;
   py::object bridge;
@@ -121,9 +135,9 @@ Model::Model(const std::filesystem::path & input_file,
 Model::~Model() = default;
 
 TensorMap
-Model::forward(const TensorMap & inputs) const
+Model::forward(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
-  return _impl->call<TensorMap>("forward", inputs);
+  return _impl->call_with<TensorMap>("forward", param_overrides, inputs);
 }
 
 TensorMap
@@ -133,27 +147,31 @@ Model::value(const TensorMap & inputs) const
 }
 
 JvpResult
-Model::jvp(const TensorMap & inputs, const TensorMap & tangents) const
+Model::jvp(const TensorMap & inputs,
+           const TensorMap & tangents,
+           const TensorMap & param_overrides) const
 {
-  return _impl->call<JvpResult>("jvp", inputs, tangents);
+  return _impl->call_with<JvpResult>("jvp", param_overrides, inputs, tangents);
 }
 
 JacobianResult
-Model::jacobian(const TensorMap & inputs) const
+Model::jacobian(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
-  return _impl->call<JacobianResult>("jacobian", inputs);
+  return _impl->call_with<JacobianResult>("jacobian", param_overrides, inputs);
 }
 
 JacobianResult
-Model::param_jacobian(const TensorMap & inputs) const
+Model::param_jacobian(const TensorMap & inputs, const TensorMap & param_overrides) const
 {
-  return _impl->call<JacobianResult>("param_jacobian", inputs);
+  return _impl->call_with<JacobianResult>("param_jacobian", param_overrides, inputs);
 }
 
 TensorMap
-Model::param_vjp(const TensorMap & inputs, const TensorMap & cotangents) const
+Model::param_vjp(const TensorMap & inputs,
+                 const TensorMap & cotangents,
+                 const TensorMap & param_overrides) const
 {
-  return _impl->call<TensorMap>("param_vjp", inputs, cotangents);
+  return _impl->call_with<TensorMap>("param_vjp", param_overrides, inputs, cotangents);
 }
 
 const std::vector<std::string> &

@@ -33,7 +33,9 @@ def main() -> int:
         model.forward({"strain": strain})["stress"], want, rtol=1e-12, atol=0
     )
     message = ext.recoverable_message(model, {"strain": strain[:, :1]})
-    assert message.startswith("fatal: neml2::eager::Model::forward: ValueError: input 'strain'")
+    assert message.startswith(
+        "fatal: neml2::eager::Model::forward: FatalError: input 'strain': non-canonical shape"
+    ), message
 
     failures: list[str] = []
 

@@ -18,9 +18,16 @@ PYBIND11_MODULE(python_host_ext, m)
   m.def("started_interpreter", &neml2::eager::started_interpreter);
   py::class_<neml2::eager::Model>(m, "Model")
       .def(py::init<const std::string &, const std::string &>())
-      .def("forward", &neml2::eager::Model::forward)
+      .def("forward",
+           &neml2::eager::Model::forward,
+           py::arg("inputs"),
+           py::arg("param_overrides") = neml2::aoti::TensorMap{})
       // Runs the C++ call with the GIL released, as a multi-threaded host would.
-      .def("forward_nogil", &neml2::eager::Model::forward, py::call_guard<py::gil_scoped_release>())
+      .def("forward_nogil",
+           &neml2::eager::Model::forward,
+           py::arg("inputs"),
+           py::arg("param_overrides") = neml2::aoti::TensorMap{},
+           py::call_guard<py::gil_scoped_release>())
       .def("input_names", &neml2::eager::Model::input_names);
   m.def("recoverable_message",
         [](neml2::eager::Model & model, const neml2::aoti::TensorMap & inputs) -> std::string

@@ -99,10 +99,11 @@ TEST_CASE(authoring_errors_of_the_eager_route)
   in.erase("t~1");
   EXPECT_THROWS(aoti::FatalError,
                 model->value(in),
-                "neml2::eager::Model::value: ValueError: missing input 't~1'");
+                "neml2::eager::Model::value: FatalError: missing input 't~1'");
   EXPECT_THROWS(aoti::FatalError,
                 model->value(three_rates_inputs(at::TensorOptions().dtype(kFloat32))),
-                "neml2::eager::Model::value: TypeError: input 'a': dtype");
+                "neml2::eager::Model::value: FatalError: input 'a' has dtype Float but the model "
+                "expects Double");
 }
 
 TEST_CASE(authoring_tracing_off_by_default)

@@ -57,3 +57,16 @@ def test_raw_tensor_seed_is_wrapped() -> None:
     _, v_out = m(a, a, t, t1, v={"a": {"s": seed}})
     torch.testing.assert_close(v_out["a_rate"]["s"].data, seed / (t.data - t1.data))
     assert list(v_out) == ["a_rate"] and list(v_out["a_rate"]) == ["s"]
+
+
+def test_a_batch_of_tangents_for_batchless_inputs() -> None:
+    """Batched tangents of batch-less inputs: the outputs keep the inputs' (empty) batch, the
+    directional derivatives take the tangents' batch (c = 2 a + w b, so dc = 2 da)."""
+    m = neml2.load_string(HIT).get_model("m")
+    g = torch.Generator().manual_seed(1)
+    a, b = (SR2(torch.rand(6, dtype=torch.float64, generator=g)) for _ in range(2))
+    w = Scalar(torch.tensor(0.5, dtype=torch.float64))
+    da = torch.rand(5, 6, dtype=torch.float64, generator=g)
+    out, jv = m.jvp({"a": a, "b": b, "w": w}, {"a": da})
+    torch.testing.assert_close(out["c"].data, 2 * a.data + 0.5 * b.data)
+    torch.testing.assert_close(jv["c"].data, 2 * da)

@@ -6,6 +6,9 @@ holds its pybind11 bindings and needs nothing but torch at runtime:
 * :class:`Model` (``neml2.aoti.Model(path, device=None, dtype=None)``) runs an artifact of
   ``neml2-compile``: ``forward``, ``jvp``, ``jacobian``, ``param_jacobian``, ``param_vjp``,
   ``named_parameters``, ``set_parameter``, ``set_solver_config``;
+* :func:`canonicalize_inputs` and :func:`broadcast_batch_shapes`: the runtime's canonical input
+  boundary (names, trailing shapes, dtype, device, batch broadcasting), for routes that call it
+  from Python (the eager C++ route's bridge);
 * ``ConvergenceError`` is the one recoverable error class shared with neml2-models (see
   :mod:`neml2.aoti._errors`), ``FatalError`` every other runtime error;
 * :func:`simd_path` / :func:`supported_simd_paths`: the CPU code path of the native kernels
@@ -26,6 +29,7 @@ from neml2.aoti import torch_pin as torch_pin
 from neml2.aoti.__about__ import __version__ as __version__
 from neml2.aoti._aoti import (
     Model as Model,
+    broadcast_batch_shapes as broadcast_batch_shapes,
     buffer_cache_bytes as buffer_cache_bytes,
     cache_call_buffers as cache_call_buffers,
     canonicalize_inputs as canonicalize_inputs,

@@ -10,7 +10,7 @@ import os
 import pathlib
 import torch
 import typing
-__all__: list[str] = ['ConvergenceError', 'DEFAULT_RETAINED_WORKSPACE_BYTES', 'FatalError', 'Model', 'Workspace', 'batched_dense_solve', 'batched_parts_solve', 'buffer_cache_bytes', 'cache_call_buffers', 'canonicalize_inputs', 'capture_solve_failure', 'env_truthy', 'keep_large_allocations', 'simd_path', 'sum_of_products', 'supported_simd_paths', 'workspace_empty', 'workspace_free_bytes', 'workspace_scope']
+__all__: list[str] = ['ConvergenceError', 'DEFAULT_RETAINED_WORKSPACE_BYTES', 'FORMAT', 'FatalError', 'Model', 'OLDEST_SCHEMA_VERSION', 'SCHEMA_VERSION', 'Workspace', 'batched_dense_solve', 'batched_parts_solve', 'broadcast_batch_shapes', 'buffer_cache_bytes', 'cache_call_buffers', 'canonicalize_inputs', 'capture_solve_failure', 'env_truthy', 'keep_large_allocations', 'read_metadata', 'simd_path', 'sum_of_products', 'supported_simd_paths', 'workspace_empty', 'workspace_free_bytes', 'workspace_scope']
 class Workspace:
     """
     Memory for the outputs of sum_of_products and workspace_empty inside a workspace_scope entered with it: a freed output's memory is reused for the next output of its byte size; between scopes up to retained_bytes of it is kept (the next solve starts warm), the rest is freed, and everything when the object is released or deleted. Torch's allocator and malloc's settings are not touched. Thread-safe.
@@ -176,6 +176,10 @@ def batched_parts_solve(parts: collections.abc.Sequence[tuple[typing.SupportsInt
     """
     batched_dense_solve of the (B, n, n) matrices that are zero outside parts = [(row, col, P (B, rows, cols)), ...] (disjoint), without assembling them. simd: 'scalar', 'avx2' or 'avx512' forces that kernel path for this call (a path the CPU lacks is a FatalError); None takes the process's (NEML2_SIMD). overwrite_b: b is not needed afterwards, so the native kernel may solve in b's memory and return x aliasing b (when b is contiguous and shares no memory with the matrix; otherwise b is left as it was).
     """
+def broadcast_batch_shapes(shapes: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]]) -> list[int]:
+    """
+    The common batch shape of the given batch shapes (canonicalize_inputs' broadcasting rule); FatalError when there is none.
+    """
 def buffer_cache_bytes() -> int:
     """
     Bytes of freed buffers the buffer cache holds for reuse.
@@ -184,9 +188,9 @@ def cache_call_buffers() -> bool:
     """
     Opt in to the buffer cache of runtime calls (a caching CPU allocator in front of torch's; installed once); whether it is active.
     """
-def canonicalize_inputs(inputs: collections.abc.Mapping[str, torch.Tensor], names: collections.abc.Sequence[str], base_shapes: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], device: torch.device, dtype: torch.dtype) -> tuple[dict[str, torch.Tensor], list[int]]:
+def canonicalize_inputs(inputs: collections.abc.Mapping[str, torch.Tensor], names: collections.abc.Sequence[str], base_shapes: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], device: torch.device, dtype: torch.dtype, sub_batch_shapes: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]] | None = None, required: bool = True, what: str = 'input') -> tuple[dict[str, torch.Tensor], list[int]]:
     """
-    Check and broadcast inputs to the canonical (*batch, *base) boundary; returns (tensors, batch_shape).
+    Check and broadcast inputs to the canonical (*batch, *sub_batch, *base) boundary; returns (tensors, batch_shape). sub_batch_shapes: per name, the declared sub-batch shape (None: none); required=False skips absent names (tangents); what names the tensors in messages.
     """
 def capture_solve_failure() -> bool:
     """
@@ -199,6 +203,10 @@ def env_truthy(value: str | None) -> bool:
 def keep_large_allocations() -> bool:
     """
     Opt in to the process's large-allocation policy (glibc mmap/trim thresholds raised to 1 GiB; applied once); whether it is active.
+    """
+def read_metadata(path: str | os.PathLike[str], device: torch.device | str | None = None, dtype: torch.dtype | str | None = None) -> str:
+    """
+    The text of an artifact's metadata.json (path: the folder or the file) once the loader's checks pass: folder and file present, JSON, format, schema_version, torch version and C++ ABI; with a device or a dtype (the other defaults to cpu / float64) also that leaf, its CPU features and the SHA-1 of every graph file it records. FatalError otherwise.
     """
 def simd_path() -> str:
     """
@@ -221,3 +229,6 @@ def workspace_free_bytes() -> int:
     Bytes of freed outputs this thread's workspace holds for reuse (0 outside a workspace_scope).
     """
 DEFAULT_RETAINED_WORKSPACE_BYTES: int = 134217728
+FORMAT: str = 'neml2-aoti'
+OLDEST_SCHEMA_VERSION: int = 2
+SCHEMA_VERSION: int = 3

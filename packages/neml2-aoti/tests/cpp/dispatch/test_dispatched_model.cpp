@@ -290,8 +290,19 @@ TEST_CASE(bad_calls_are_fatal)
       FatalError,
       d.forward({{"strain", at::rand({5, 6}, f64())}}, {{"model.E", at::rand({3}, f64())}}),
       "");
-  EXPECT_THROWS(FatalError, d.forward({{"strain", at::rand({5, 5}, f64())}}), "");
-  EXPECT_THROWS(FatalError, d.param_jacobian({{"strain", at::rand({5, 5}, f64())}}), "strain");
+  // the caller's whole batch is checked before it is cut: messages show its shapes, not a chunk's
+  EXPECT_THROWS(FatalError,
+                d.forward({{"strain", at::rand({5, 5}, f64())}}),
+                "input 'strain': non-canonical shape [5, 5]");
+  EXPECT_THROWS(FatalError,
+                d.param_jacobian({{"strain", at::rand({5, 5}, f64())}}),
+                "input 'strain': non-canonical shape [5, 5]");
+  DispatchedModel ode(scenario("scalar_implicit") / "model", simple(2));
+  auto mismatched = ode_inputs(5);
+  mismatched["t"] = at::rand({3}, f64());
+  EXPECT_THROWS(FatalError, ode.forward(mismatched), "batch shape [3] does not broadcast");
+  mismatched.erase("t");
+  EXPECT_THROWS(FatalError, ode.forward(mismatched), "missing input 't'");
   auto hybrid = std::make_shared<StaticHybridScheduler>(std::vector<c10::Device>{c10::kCPU},
                                                         std::vector<int64_t>{5});
   EXPECT_THROWS(FatalError, DispatchedModel(std::make_unique<Model>(root), hybrid), "synchronous");

@@ -14,9 +14,9 @@ metadata uses), checks every tensor against the canonical boundary
 * ``param_jacobian``: :math:`\partial y/\partial p`, blocks ``(*B, *y_base, *p_base)``;
 * ``param_vjp``: :math:`\sum_B \sum_y \langle c_y, \partial y/\partial p\rangle`.
 
-Parameter names (the AOTI artifact's, ARTIFACT.md §2): the qualified names of the loaded model,
-except that a bare leaf (neither a ``ComposedModel`` nor an ``ImplicitUpdate``) is prefixed with
-the model name, ``model.E``; a root ``ImplicitUpdate`` keeps ``implicit_rate.rate.scaling``.
+Parameter names: the public names of :class:`neml2.models.public_names.PublicNames` (those of the
+AOTI artifact, ARTIFACT.md §2): ``model.E`` for a bare leaf, ``implicit_rate.rate.scaling`` for a
+root ``ImplicitUpdate``.
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ import torch
 from neml2.eager._canonical import broadcast_batch, canonical_inputs, canonical_outputs
 from neml2.factory import load_input, load_module
 from neml2.models.boundary import VarInfo, boundary_variables
-from neml2.models.common.implicit_update import ImplicitUpdate
-from neml2.models.composed import ComposedModel
 from neml2.models.model import Model
+from neml2.models.public_names import PublicNames
 
 __all__ = ["EagerModel"]
 
@@ -74,8 +73,7 @@ class EagerModel:
         self.device = torch.device(device) if device is not None else _device_of(self.model)
         self.dtype = dtype
         self._inputs, self._outputs = boundary_variables(self.model, factory.settings)
-        wrapped = isinstance(self.model, (ComposedModel, ImplicitUpdate))
-        self._prefix = "" if wrapped else f"{name}."
+        self._names = PublicNames.of(self.model, name)
 
     # ------------------------------------------------------------------ metadata
     @staticmethod
@@ -97,24 +95,21 @@ class EagerModel:
     def parameter_base_shapes(self) -> dict[str, list[int]]:
         """Qualified parameter name → base shape of its tensor type."""
         shapes = self.model.parameter_base_shapes()
-        return {self._prefix + n: list(s) for n, s in shapes.items()}
+        return {self._names.public(n): list(s) for n, s in shapes.items()}
 
     def named_parameters(self) -> dict[str, torch.Tensor]:
         """A copy of every parameter value (editing it changes nothing)."""
-        return {self._prefix + n: p.detach().clone() for n, p in self.model.named_parameters()}
+        return {self._names.public(n): p.detach().clone() for n, p in self.model.named_parameters()}
 
     def set_parameter(self, name: str, value: torch.Tensor) -> None:
         """Replace parameter ``name`` (a boundary name, see :meth:`named_parameters`; aliases as
         for ``Model.parameter_name``)."""
         known = dict(self.model.named_parameters())
-        local = name[len(self._prefix) :] if name.startswith(self._prefix) else None
-        try:
-            local = None if local is None else self.model.parameter_name(local)
-        except KeyError:
-            local = None
+        local = self._names.local(name)
         if local is None or local not in known:
             raise ValueError(
-                f"unknown parameter '{name}'; parameters: {sorted(self._prefix + n for n in known)}"
+                f"unknown parameter '{name}'; parameters: "
+                f"{sorted(self._names.public(n) for n in known)}"
             )
         self.model.set_parameter(local, value)
 
@@ -153,11 +148,12 @@ class EagerModel:
             self.dtype,
             required=False,
         )
-        batch = broadcast_batch(batch, dbatch)
+        # outputs keep the inputs' batch; a batch of tangents gives a batch of derivatives
+        dbatch = broadcast_batch(batch, dbatch)
         y, dy = self.model.jvp(x, dx)
         return (
             canonical_outputs("output", y, self._outputs, batch),
-            canonical_outputs("jvp output", dy, self._outputs, batch),
+            canonical_outputs("jvp output", dy, self._outputs, dbatch),
         )
 
     def jacobian(
@@ -176,7 +172,9 @@ class EagerModel:
         parameter (NEML2 v3's pair)."""
         x, batch = self._args(inputs)
         y, J = self.model.param_jacobian(x)
-        blocks = {o: {self._prefix + p: b.detach() for p, b in row.items()} for o, row in J.items()}
+        blocks = {
+            o: {self._names.public(p): b.detach() for p, b in row.items()} for o, row in J.items()
+        }
         if any(o.sub_batch_shape for o in self._outputs):  # y is raw: no sub-batch layout
             return self.forward(inputs), blocks
         return canonical_outputs("output", y, self._outputs, batch), blocks
@@ -191,4 +189,32 @@ class EagerModel:
         if unknown:
             raise ValueError(f"cotangents for unknown output(s) {unknown}; outputs: {names}")
         g = self.model.param_vjp(x, cotangents)
-        return {self._prefix + p: v.detach() for p, v in g.items()}
+        return {self._names.public(p): v.detach() for p, v in g.items()}
+
+    # ------------------------------------------------------------------ param_overrides
+    def with_overrides(self, method: str, overrides: Mapping[str, torch.Tensor], *args: Any) -> Any:
+        """``getattr(self, method)(*args)`` with the parameters in ``overrides`` (boundary names)
+        set for this call only (``param_overrides`` of ``neml2::eager::Model``; the C++ side holds
+        the model's mutex). The previous parameters are put back afterwards, also when the call
+        raises; an unknown name is :meth:`set_parameter`'s error, raised before anything is set."""
+        known = dict(self.model.named_parameters())
+        saved: list[tuple[torch.nn.Module, str, torch.nn.Parameter, torch.Tensor]] = []
+        for name in overrides:
+            local = self._names.local(name)
+            if local is None or local not in known:
+                self.set_parameter(name, overrides[name])  # raises the unknown-parameter error
+            assert local is not None
+            mod_path, _, attr = self.model.parameter_name(local).rpartition(".")
+            mod = self.model.get_submodule(mod_path) if mod_path else self.model
+            param = mod._parameters[attr]
+            assert param is not None
+            saved.append((mod, attr, param, param.detach().clone()))
+        try:
+            for name, value in overrides.items():
+                self.set_parameter(name, value)
+            return getattr(self, method)(*args)
+        finally:
+            with torch.no_grad():
+                for mod, attr, param, data in reversed(saved):
+                    mod._parameters[attr] = param  # the original object, also if replaced
+                    param.copy_(data)

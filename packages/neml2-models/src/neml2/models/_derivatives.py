@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from neml2.models._typed import drop_k, with_k1
+from neml2.models._typed import broadcast, drop_k, with_k1
 
 __all__ = ["jvp", "split_result"]
 
@@ -50,7 +50,8 @@ def jvp(
             res[name] = type(y)(torch.zeros_like(y.data), sub_batch_ndim=y.sub_batch_ndim)
         else:
             d = drop_k(t)
-            if d.data.shape != y.data.shape:
-                d = type(y)._wrap(d.data.expand(y.data.shape), y.sub_batch_ndim)
+            if d.data.shape != y.data.shape:  # the batch of y and of the tangents, broadcast
+                shape = broadcast(d.data.shape, y.data.shape)
+                d = type(y)._wrap(d.data.expand(shape), y.sub_batch_ndim)
             res[name] = d
     return outs, res

@@ -2,9 +2,9 @@
 
 :func:`compile_model` compiles a model of an input file into an AOTInductor artifact (layout and
 metadata: ``ARTIFACT.md``); :func:`export_model_for_aoti` is NEML2 v3's call form of it;
-:func:`read_metadata` loads and validates an artifact's metadata with the C++ loader's checks.
-``read_metadata`` needs only torch; the compilers need neml2-models and are imported on first
-access.
+:func:`read_metadata` loads and validates an artifact's metadata: the C++ loader's own checks,
+through the :mod:`neml2.aoti._aoti` binding. ``read_metadata`` needs only torch and the runtime;
+the compilers need neml2-models and are imported on first access.
 """
 
 from typing import Any as _Any

@@ -1,10 +1,7 @@
 r"""Stages 1–2 of a compile: load the model, resolve promoted parameters and derivative pairs.
 
-Parameter naming (the artifact's public names): the qualified names of the py-eager model
-(``named_parameters()``/``named_buffers()``: v3's names; ``-p`` also takes the aliases of
-``Model.parameter_name``), with a bare leaf (neither a ``ComposedModel`` nor an
-``ImplicitUpdate``) prefixed by the model name (``model.E``), as if wrapped in a one-child
-composition. ``-d OUT:IN`` splits at the first ``:``; an empty side means all outputs / all
+Parameter naming (the artifact's public names): :class:`neml2.models.public_names.PublicNames`
+(``-p`` also takes the aliases of ``Model.parameter_name``). ``-d OUT:IN`` splits at the first ``:``; an empty side means all outputs / all
 structural inputs; IN is matched against structural inputs first, then promoted parameters.
 
 Pairs of sub-batched variables (ARTIFACT.md §3.1): a forward model compiles them; the graphs
@@ -27,6 +24,7 @@ import torch
 from neml2.aoti.compile._errors import CompileError
 from neml2.models.boundary import VarInfo, boundary_variables
 from neml2.models.model import Model
+from neml2.models.public_names import PublicNames
 
 __all__ = ["ParamInfo", "Prepared", "prepare"]
 
@@ -70,13 +68,6 @@ class Prepared:
     site_diagonal: frozenset[tuple[str, str]] = frozenset()
 
 
-def _is_bare_leaf(model: Any) -> bool:
-    from neml2.models.common.implicit_update import ImplicitUpdate
-    from neml2.models.composed import ComposedModel
-
-    return not isinstance(model, ComposedModel | ImplicitUpdate)
-
-
 def _candidates(model: Any, prefix: str) -> dict[str, tuple[str, str]]:
     """Public name → (internal qualified name, origin)."""
     out: dict[str, tuple[str, str]] = {}
@@ -85,17 +76,6 @@ def _candidates(model: Any, prefix: str) -> dict[str, tuple[str, str]]:
     for n, _ in model.named_buffers():
         out[prefix + n] = (n, "buffer")
     return out
-
-
-def _public_name(model: Any, prefix: str, name: str) -> str:
-    """``-p`` value → public name; aliases resolve through ``Model.parameter_name``."""
-    if not name.startswith(prefix):
-        return name
-    try:
-        local: str = model.parameter_name(name[len(prefix) :])
-    except KeyError:
-        return name
-    return prefix + local
 
 
 def _in_residual(model: Any, internal: str) -> bool:
@@ -280,8 +260,8 @@ def prepare(
     from neml2.models.common.implicit_update import ImplicitUpdate
 
     m, name, settings = load(input_file, model, driver, overrides, device, dtype, pre)
-    if not isinstance(m, torch.nn.Module) or not hasattr(m, "input_spec"):
-        raise CompileError(f"[Models/{name}] is not a neml2 model")
+    if not isinstance(m, Model):
+        raise CompileError(f"[Models/{name}] is not a py-eager neml2 model")
     implicit = isinstance(m, ImplicitUpdate)
     if not implicit and any(isinstance(c, ImplicitUpdate) for c in m.modules()):
         raise CompileError(
@@ -289,10 +269,10 @@ def prepare(
             f"compiles a forward model or an ImplicitUpdate at the root (compile the "
             f"ImplicitUpdate block itself)"
         )
-    prefix = f"{name}." if _is_bare_leaf(m) else ""
-    cands = _candidates(m, prefix)
+    names = PublicNames.of(m, name)
+    cands = _candidates(m, names.prefix)
     params: list[ParamInfo] = []
-    for p in sorted({_public_name(m, prefix, q) for q in promote}):
+    for p in sorted({names.canonical(q) for q in promote}):
         if p not in cands:
             avail = ", ".join(cands) or "(none)"
             raise CompileError(f"-p {p}: unknown parameter (available: {avail})")
@@ -314,7 +294,7 @@ def prepare(
     for spec in derivatives:  # a parameter on the IN side may be given by an alias, as with -p
         out, sep, inp = spec.partition(":")
         if inp and inp not in structural:
-            inp = _public_name(m, prefix, inp)
+            inp = names.canonical(inp)
         specs.append(f"{out}{sep}{inp}")
     pairs, ppairs = resolve_pairs(
         specs, structural, [v.name for v in outs], [p.name for p in params]

@@ -42,6 +42,14 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "promote": ["implicit_rate.rate.scaling"],
         "derivatives": ["x:", "x:implicit_rate.rate.scaling"],
     },
+    # scalar_implicit.i with max_its = 9 and max_substepping_level = 3 (float64 only): large steps
+    # are cut in halves on every route (the route-parity suite)
+    "scalar_substep": {
+        "dtypes": ["float64"],
+        "model": "model",
+        "promote": ["implicit_rate.rate.scaling"],
+        "derivatives": ["x:", "x:implicit_rate.rate.scaling"],
+    },
     "chaboche": {"model": "model", "derivatives": ["stress:strain"]},
     # chaboche.i with its Newton graphs lowered as exported (float64 only): graphs with per-point
     # intermediates, for the tests of row blocks bounding their memory

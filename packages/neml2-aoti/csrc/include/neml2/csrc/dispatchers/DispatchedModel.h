@@ -1,6 +1,6 @@
 // neml2::aoti::DispatchedModel: one compiled artifact evaluated in chunks over the devices of a
 // WorkScheduler (docs/design/runtime.md, "Chunking rules"). Same call surface as
-// neml2::aoti::Model; not a subclass of it.
+// neml2::aoti::Model (both implement neml2::aoti::RouteModel); not a subclass of Model.
 //
 // Chunking rules:
 //   - B is dim 0 of the inputs with the most batch axes, counted in front of each variable's
@@ -36,13 +36,14 @@
 #include <c10/core/ScalarType.h>
 
 #include "neml2/csrc/aoti/Model.h"
+#include "neml2/csrc/aoti/RouteModel.h"
 #include "neml2/csrc/aoti/export.h"
 #include "neml2/csrc/aoti/types.h"
 #include "neml2/csrc/dispatchers/WorkScheduler.h"
 
 namespace neml2::aoti
 {
-class NEML2_AOTI_EXPORT DispatchedModel
+class NEML2_AOTI_EXPORT DispatchedModel : public RouteModel
 {
 public:
   /// Load one Model of the artifact per scheduler device (dtype kDouble or kFloat).
@@ -51,43 +52,48 @@ public:
                   c10::ScalarType dtype = c10::kDouble);
   /// Wrap an already loaded Model; the scheduler must be synchronous with the Model's device type.
   DispatchedModel(std::unique_ptr<Model> model, std::shared_ptr<WorkScheduler> scheduler);
-  ~DispatchedModel();
+  ~DispatchedModel() override;
 
   DispatchedModel(const DispatchedModel &) = delete;
   DispatchedModel & operator=(const DispatchedModel &) = delete;
   DispatchedModel(DispatchedModel &&) noexcept;
   DispatchedModel & operator=(DispatchedModel &&) noexcept;
 
-  TensorMap forward(const TensorMap & inputs, const TensorMap & param_overrides = {}) const;
+  TensorMap forward(const TensorMap & inputs,
+                    const TensorMap & param_overrides = {}) const override;
   JvpResult jvp(const TensorMap & inputs,
                 const TensorMap & tangents,
-                const TensorMap & param_overrides = {}) const;
-  JacobianResult jacobian(const TensorMap & inputs, const TensorMap & param_overrides = {}) const;
+                const TensorMap & param_overrides = {}) const override;
+  JacobianResult jacobian(const TensorMap & inputs,
+                          const TensorMap & param_overrides = {}) const override;
   JacobianResult param_jacobian(const TensorMap & inputs,
-                                const TensorMap & param_overrides = {}) const;
+                                const TensorMap & param_overrides = {}) const override;
   TensorMap param_vjp(const TensorMap & inputs,
                       const TensorMap & cotangents,
-                      const TensorMap & param_overrides = {}) const;
+                      const TensorMap & param_overrides = {}) const override;
 
-  const std::vector<std::string> & input_names() const;
-  const std::vector<std::string> & output_names() const;
-  const BaseShapes & input_base_shapes() const;
-  const BaseShapes & output_base_shapes() const;
-  const BaseShapes & input_sub_batch_shapes() const;
-  const BaseShapes & output_sub_batch_shapes() const;
-  std::map<std::string, std::vector<int64_t>> parameter_base_shapes() const;
+  const std::vector<std::string> & input_names() const override;
+  const std::vector<std::string> & output_names() const override;
+  const BaseShapes & input_base_shapes() const override;
+  const BaseShapes & output_base_shapes() const override;
+  const BaseShapes & input_sub_batch_shapes() const override;
+  const BaseShapes & output_sub_batch_shapes() const override;
+  const std::vector<std::string> & input_types() const override;
+  const std::vector<std::string> & output_types() const override;
+  std::map<std::string, std::vector<int64_t>> parameter_base_shapes() const override;
   const std::vector<std::pair<std::string, std::string>> & derivatives() const;
   const std::vector<std::pair<std::string, std::string>> & parameter_derivatives() const;
   /// Shape of J[out][in] behind the batch axes (Model::jacobian_block_shape).
   std::vector<int64_t> jacobian_block_shape(const std::string & out, const std::string & in) const;
   /// The primary (first scheduler) device and the dtype of every device copy.
-  c10::Device device() const;
-  c10::ScalarType dtype() const;
+  c10::Device device() const override;
+  c10::ScalarType dtype() const override;
 
-  /// The master parameters (primary device). The mutable overload marks them dirty.
+  /// The master parameters (primary device). The mutable overload marks them dirty; the const one
+  /// is a map of the same tensors.
   TensorMap & named_parameters();
-  const TensorMap & named_parameters() const;
-  void set_parameter(const std::string & name, const at::Tensor & value);
+  TensorMap named_parameters() const override;
+  void set_parameter(const std::string & name, const at::Tensor & value) override;
 
   void set_solver_config(const SolverConfig & config);
   const SolverConfig & solver_config() const;

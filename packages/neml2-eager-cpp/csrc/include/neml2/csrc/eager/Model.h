@@ -2,9 +2,12 @@
 // CPython interpreter (docs/design/runtime.md, "Eager C++ route").
 //
 // The surface mirrors neml2::aoti::Model (same value types from neml2/csrc/aoti/types.h), so a
-// host switches routes by changing only the header and the load call. Differences: there is no
-// artifact and no param_overrides; named_parameters() returns a copy; every parameter supports
-// param_jacobian / param_vjp; every input/output pair is differentiable.
+// host switches routes by changing only the header and the load call, and implements the route
+// interface neml2::aoti::RouteModel (neml2/csrc/aoti/RouteModel.h). Differences: there is no
+// artifact; named_parameters() returns a copy; every parameter supports param_jacobian /
+// param_vjp; every input/output pair is differentiable. param_overrides sets the named parameters
+// for the duration of one call (under the model's mutex) and restores the previous values after
+// it, also when it throws; an unknown name is set_parameter's FatalError.
 //
 // Loading (NEML2 v3's signatures): Model(input_file, model_name, device_override, load) and
 // load_model(input_file, model_name, load). `load` lists Python extensions -- .py files, package
@@ -44,6 +47,7 @@
 #include <c10/core/ScalarType.h>
 
 #include "neml2/csrc/aoti/Exception.h"
+#include "neml2/csrc/aoti/RouteModel.h"
 #include "neml2/csrc/aoti/types.h"
 #include "neml2/csrc/eager/eager_export.h"
 #include "neml2/csrc/eager/python.h"
@@ -82,7 +86,7 @@ template <typename T>
 using if_load_options = std::enable_if_t<std::is_same_v<T, LoadOptions>, int>;
 } // namespace detail
 
-class NEML2_EAGER_EXPORT Model
+class NEML2_EAGER_EXPORT Model : public neml2::aoti::RouteModel
 {
 public:
   /// NEML2 v3: load [Models/<model_name>] from the input file in float64, on `device_override`
@@ -101,7 +105,7 @@ public:
   {
   }
 
-  ~Model();
+  ~Model() override;
 
   Model(const Model &) = delete;
   Model & operator=(const Model &) = delete;
@@ -109,7 +113,8 @@ public:
   Model & operator=(Model &&) = delete;
 
   /// Output values (*B, *sub, *out_base) keyed by output name.
-  TensorMap forward(const TensorMap & inputs) const;
+  TensorMap forward(const TensorMap & inputs,
+                    const TensorMap & param_overrides = {}) const override;
 
   /// forward() (the name neml2::Model::value of neml2/neml2.h calls; through the traced graph
   /// when neml2.jit tracing is on).
@@ -117,44 +122,50 @@ public:
 
   /// {outputs, sum_in d(out)/d(in) . tangents[in]}; tangents are keyed and shaped like inputs,
   /// a missing tangent counts as zero. Every output gets a directional derivative.
-  JvpResult jvp(const TensorMap & inputs, const TensorMap & tangents) const;
+  JvpResult jvp(const TensorMap & inputs,
+                const TensorMap & tangents,
+                const TensorMap & param_overrides = {}) const override;
 
   /// {outputs, J[out][in]} for every pair: (*B, *out_base, *in_base) for plain-batch variables
   /// (sub-batched pairs: the layouts of neml2.models.Model.jacobian).
-  JacobianResult jacobian(const TensorMap & inputs) const;
+  JacobianResult jacobian(const TensorMap & inputs,
+                          const TensorMap & param_overrides = {}) const override;
 
   /// {outputs, J[out][param]} (NEML2 v3's pair): blocks (*B, *out_base, *param_base) for every
   /// parameter.
-  JacobianResult param_jacobian(const TensorMap & inputs) const;
+  JacobianResult param_jacobian(const TensorMap & inputs,
+                                const TensorMap & param_overrides = {}) const override;
 
   /// Gradient of sum_B sum_out <cotangent[out], out> w.r.t. every parameter (*param_base).
-  TensorMap param_vjp(const TensorMap & inputs, const TensorMap & cotangents) const;
+  TensorMap param_vjp(const TensorMap & inputs,
+                      const TensorMap & cotangents,
+                      const TensorMap & param_overrides = {}) const override;
 
   /// Inputs in call order / outputs (the boundary of neml2.models.boundary.boundary_variables).
-  const std::vector<std::string> & input_names() const;
-  const std::vector<std::string> & output_names() const;
-  const BaseShapes & input_base_shapes() const;
-  const BaseShapes & output_base_shapes() const;
+  const std::vector<std::string> & input_names() const override;
+  const std::vector<std::string> & output_names() const override;
+  const BaseShapes & input_base_shapes() const override;
+  const BaseShapes & output_base_shapes() const override;
   /// Variable types ("Scalar", "SR2", ...), as neml2::aoti::Model::input_types().
-  const std::vector<std::string> & input_types() const;
-  const std::vector<std::string> & output_types() const;
+  const std::vector<std::string> & input_types() const override;
+  const std::vector<std::string> & output_types() const override;
   /// Declared sub-batch shape of each input / output ({} for a plain-batch variable).
-  const BaseShapes & input_sub_batch_shapes() const;
-  const BaseShapes & output_sub_batch_shapes() const;
+  const BaseShapes & input_sub_batch_shapes() const override;
+  const BaseShapes & output_sub_batch_shapes() const override;
   /// Base shape of every parameter. Names are the AOTI artifact's: the qualified names of the
   /// loaded model, a bare leaf prefixed with the model name ("model.E").
-  std::map<std::string, std::vector<int64_t>> parameter_base_shapes() const;
+  std::map<std::string, std::vector<int64_t>> parameter_base_shapes() const override;
 
   /// What Python's print(model) shows: "Name: <name>\nInput: ...\nOutput: ..." (no final newline).
   std::string summary() const;
 
-  c10::Device device() const;
-  c10::ScalarType dtype() const;
+  c10::Device device() const override;
+  c10::ScalarType dtype() const override;
 
   /// A copy of every parameter value: editing it changes nothing (use set_parameter).
-  TensorMap named_parameters() const;
+  TensorMap named_parameters() const override;
   /// Replace one parameter (FatalError for an unknown name) from the next call on.
-  void set_parameter(const std::string & name, const at::Tensor & value);
+  void set_parameter(const std::string & name, const at::Tensor & value) override;
 
 private:
   struct Tag
