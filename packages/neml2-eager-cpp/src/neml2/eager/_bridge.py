@@ -104,6 +104,11 @@ class EagerModel:
     def set_parameter(self, name: str, value: torch.Tensor) -> None:
         """Replace parameter ``name`` (a boundary name, see :meth:`named_parameters`; aliases as
         for ``Model.parameter_name``)."""
+        self.model.set_parameter(self._local(name), value)
+
+    def _local(self, name: str) -> str:
+        """The qualified py-eager name of parameter ``name``; ``ValueError`` listing the
+        parameters when there is none."""
         known = dict(self.model.named_parameters())
         local = self._names.local(name)
         if local is None or local not in known:
@@ -111,7 +116,7 @@ class EagerModel:
                 f"unknown parameter '{name}'; parameters: "
                 f"{sorted(self._names.public(n) for n in known)}"
             )
-        self.model.set_parameter(local, value)
+        return local
 
     # ------------------------------------------------------------------ evaluation
     def _args(self, inputs: Mapping[str, torch.Tensor]) -> tuple[dict[str, Any], tuple[int, ...]]:
@@ -197,24 +202,19 @@ class EagerModel:
         set for this call only (``param_overrides`` of ``neml2::eager::Model``; the C++ side holds
         the model's mutex). The previous parameters are put back afterwards, also when the call
         raises; an unknown name is :meth:`set_parameter`'s error, raised before anything is set."""
-        known = dict(self.model.named_parameters())
-        saved: list[tuple[torch.nn.Module, str, torch.nn.Parameter, torch.Tensor]] = []
+        saved: list[tuple[str, torch.nn.Parameter, torch.Tensor]] = []
         for name in overrides:
-            local = self._names.local(name)
-            if local is None or local not in known:
-                self.set_parameter(name, overrides[name])  # raises the unknown-parameter error
-            assert local is not None
-            mod_path, _, attr = self.model.parameter_name(local).rpartition(".")
-            mod = self.model.get_submodule(mod_path) if mod_path else self.model
-            param = mod._parameters[attr]
-            assert param is not None
-            saved.append((mod, attr, param, param.detach().clone()))
+            local = self._local(name)
+            param = self.model.get_parameter(local)
+            saved.append((local, param, param.detach().clone()))
         try:
             for name, value in overrides.items():
                 self.set_parameter(name, value)
             return getattr(self, method)(*args)
         finally:
             with torch.no_grad():
-                for mod, attr, param, data in reversed(saved):
-                    mod._parameters[attr] = param  # the original object, also if replaced
+                for local, param, data in reversed(saved):
+                    # the original object: a batched override replaces it (another shape)
+                    path, _, attr = local.rpartition(".")
+                    self.model.get_submodule(path).register_parameter(attr, param)
                     param.copy_(data)
